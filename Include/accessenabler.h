@@ -1,0 +1,510 @@
+/*
+ * accessenabler.h — AccessEnabler for Linux, the C contract.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * This header is the contract. If a function, type or constant is not declared here, it is not
+ * API. The library implements Adobe's AccessEnabler callback API (setRequestor,
+ * checkAuthentication, getAuthentication, getAuthorization, ...) on top of Adobe Pass
+ * REST API V2, with AccessEnabler's names, constant values and callback order, so that Adobe's
+ * integration guides apply unchanged. Names are the AccessEnabler ones in snake_case with the
+ * prefix `ae_` (macros `AE_`).
+ *
+ * ---------------------------------------------------------------------------------------------
+ * Rules that hold for every function (read these once):
+ *
+ * Calls.     Every AccessEnabler call is asynchronous. It checks its arguments, returns an
+ *            int32_t status at once (AE_OK = 0, or an AE_E_* code) and, when it returned AE_OK,
+ *            delivers its outcome later through the delegate. A call that returns an error
+ *            triggers no callback. No call blocks on the network.
+ *
+ * Order.     Entitlement calls made while setRequestor is in progress are queued and run after
+ *            it completes, as Adobe's SDKs do. Calls made before any ae_set_requestor(), or
+ *            after one that failed, return AE_E_NO_REQUESTOR and trigger no callback.
+ *
+ * Threads.   Every function may be called from any thread, including from inside a callback.
+ *            Callbacks never run inside the call that caused them. They run on one internal
+ *            thread per client, one at a time, in the order they were produced. A callback
+ *            should return quickly; a slow callback delays the callbacks behind it, never the
+ *            network work.
+ *
+ * Strings.   Strings passed in are copied before the call returns; the caller may free them
+ *            at once. Every string argument must be valid UTF-8, NUL-terminated and at most
+ *            AE_MAX_STRING_LENGTH bytes, else the call returns AE_E_INVALID_ARG. Strings passed
+ *            to callbacks are borrowed: valid until the callback returns; copy what you keep.
+ *            Strings returned to the caller (`char *`) are owned by the caller and freed with
+ *            ae_string_free(). `const char *` returns are static.
+ *
+ * JSON.      Structured values (MVPD lists, metadata, tracking data, statuses, options) travel
+ *            as JSON text (RFC 8259, UTF-8).
+ *
+ * Lifetime.  A client lives from ae_client_create() to ae_client_destroy(). After destroy
+ *            returns, no callback of that client runs any more, and any call with the
+ *            destroyed handle returns AE_E_INVALID_HANDLE (handles are never reused).
+ *            Load the library once; do not dlclose() it.
+ * ---------------------------------------------------------------------------------------------
+ */
+#ifndef ACCESSENABLER_H
+#define ACCESSENABLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define AE_API __attribute__((visibility("default")))
+#else
+#define AE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================
+ * Versions
+ * ============================================================================================ */
+
+#define AE_VERSION_MAJOR 0
+#define AE_VERSION_MINOR 1
+#define AE_VERSION_PATCH 0
+/** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
+/** True when the header is at least version x.y.z. */
+#define AE_VERSION_AT_LEAST(x, y, z) (AE_VERSION_NUMBER >= ((x) * 10000 + (y) * 100 + (z)))
+
+/**
+ * The library's version as "MAJOR.MINOR.PATCH".
+ *
+ * Ownership: static; do not free. Thread: any. Callback: none.
+ * Check `ae_version_number() == AE_VERSION_NUMBER` at start-up to catch a header/library mismatch.
+ */
+AE_API const char *ae_version_string(void);
+
+/**
+ * The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (compare with AE_VERSION_NUMBER).
+ *
+ * Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_version_number(void);
+
+/* ============================================================================================
+ * Status codes returned by the functions of this header.
+ * Append only: values are never renumbered or removed. Outcomes of the asynchronous work are
+ * not status codes: they arrive through the delegate with AccessEnabler's own values.
+ * ============================================================================================ */
+
+enum {
+    AE_OK = 0,                    /* 0: accepted (asynchronous calls) or done (synchronous ones) */
+    AE_E_INVALID_ARG = 1,         /* 1: NULL, invalid UTF-8, over-long or malformed argument */
+    AE_E_INVALID_HANDLE = 2,      /* 2: the client handle is NULL, unknown or destroyed */
+    AE_E_UNSUPPORTED_VERSION = 3, /* 3: ae_config/ae_delegate version this library does not know */
+    AE_E_NO_REQUESTOR = 4,        /* 4: no successful ae_set_requestor() yet (or the last one failed) */
+    AE_E_STORAGE = 5,             /* 5: the token store cannot be opened or written */
+    AE_E_INSECURE_URL = 6,        /* 6: a plain http:// URL that is not a loopback address */
+    AE_E_INTERNAL = 7             /* 7: a bug in the library; the message says where */
+};
+
+/**
+ * A short English description of a status code ("invalid argument", ...); "unknown status" for
+ * values this library does not know.
+ *
+ * Ownership: static; do not free. Thread: any. Callback: none.
+ */
+AE_API const char *ae_status_string(int32_t status);
+
+/**
+ * The message of the last failed call made on the calling thread (for instance which argument
+ * was invalid and why), or NULL when the last call on this thread succeeded.
+ *
+ * Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
+ * belongs to the thread that made the failed call). Callback: none.
+ */
+AE_API char *ae_last_error_message(void);
+
+/**
+ * Frees a string returned by this library. NULL is a no-op.
+ *
+ * Ownership: takes `string`. Thread: any. Callback: none.
+ */
+AE_API void ae_string_free(char *string);
+
+/** Longest string, in bytes without the NUL, that any argument may have. */
+#define AE_MAX_STRING_LENGTH 65536
+
+/* ============================================================================================
+ * AccessEnabler constants (values as in Adobe's SDKs)
+ * ============================================================================================ */
+
+/** set_requestor_complete / set_authentication_status values. */
+#define AE_ACCESS_ENABLER_STATUS_ERROR 0
+#define AE_ACCESS_ENABLER_STATUS_SUCCESS 1
+
+/** Error codes of set_authentication_status and token_request_failed (iOS spellings). */
+#define AE_USER_AUTHENTICATED ""
+#define AE_USER_NOT_AUTHENTICATED_ERROR "User Not Authenticated Error"
+#define AE_USER_NOT_AUTHORIZED_ERROR "User Not Authorized Error"
+#define AE_PROVIDER_NOT_SELECTED_ERROR "Provider Not Selected Error"
+#define AE_GENERIC_AUTHENTICATION_ERROR "Generic Authentication Error"
+#define AE_GENERIC_AUTHORIZATION_ERROR "Generic Authorization Error"
+
+/** getMetadata: keys of the key object and the opcodes. */
+#define AE_METADATA_OPCODE_KEY "opCode"
+#define AE_METADATA_RESOURCE_ID_KEY "resource_id"
+#define AE_METADATA_USER_META_KEY "user_metadata_name"
+#define AE_METADATA_AUTHENTICATION 0 /* authentication expiry */
+#define AE_METADATA_AUTHORIZATION 1  /* authorization expiry for "resource_id" */
+#define AE_METADATA_DEVICE_ID 2      /* the device id */
+#define AE_METADATA_USER_META 3      /* user metadata named by "user_metadata_name" */
+
+/** sendTrackingData event types. */
+#define AE_TRACKING_AUTHENTICATION 0
+#define AE_TRACKING_AUTHORIZATION 1
+#define AE_TRACKING_MVPD_SELECTION 2
+
+/** setOptions keys. */
+#define AE_OPTION_PROFILE "applicationProfile"
+#define AE_OPTION_VISITOR_ID "visitorID"
+#define AE_OPTION_HANDLE_SVC "handleSVC"
+#define AE_OPTION_DEVICE_INFO "device_info"
+
+/* ============================================================================================
+ * Configuration
+ * ============================================================================================ */
+
+/** API generations (ae_config.api_generation). 0 means the default, AE_API_V2. */
+#define AE_API_V1 1
+#define AE_API_V2 2
+
+/** How the viewer logs in (ae_config.login_mode). */
+#define AE_LOGIN_SECOND_SCREEN 0 /* default: a code and a URL for another device (tvOS style) */
+#define AE_LOGIN_BROWSER 1       /* the host opens navigate_to_url's URL and calls ae_handle_external_url */
+
+/** Log levels (ae_config.log). */
+#define AE_LOG_ERROR 0
+#define AE_LOG_WARNING 1
+#define AE_LOG_INFO 2
+#define AE_LOG_DEBUG 3
+
+/**
+ * Log sink. `message` is borrowed (valid during the call) and never contains secrets (client
+ * secret, access token, profile attributes, media tokens, SAML).
+ * Thread: called from any of the library's threads, possibly at the same time from two.
+ */
+typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
+
+#define AE_CONFIG_VERSION 1
+
+/**
+ * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
+ * after the call). Initialise with ae_config_init() so that fields added in later versions get
+ * their defaults; a NULL or 0 field means "the default" below.
+ */
+typedef struct ae_config {
+    uint32_t version;               /**< AE_CONFIG_VERSION (set by ae_config_init). */
+    const char *software_statement; /**< Required: the software statement (JWT) from the TVE Dashboard. */
+    const char *base_url;           /**< Adobe Pass host. Default "https://sp.auth.adobe.com";
+                                         plain http:// only for loopback (emulators, tests). */
+    int32_t api_generation;         /**< AE_API_V2 (default). AE_API_V1 is refused for now (AE_E_INVALID_ARG). */
+    const char *storage_path;       /**< SQLite file shared by the app's processes. NULL: in memory,
+                                         nothing persists. The directory must exist. */
+    const char *device_info_json;   /**< X-Device-Info as a JSON object (keys of Adobe's "Passing Device
+                                         and Connection Information": model, version, osName, osVersion,
+                                         connectionType required). NULL: derived from uname(2). */
+    const char *device_id;          /**< Stable device id. NULL: derived once from /etc/machine-id (hashed)
+                                         and stored. Changing it invalidates every profile (SEC412). */
+    const char *redirect_url;       /**< Where the MVPD login ends (DCR redirect_uri, sessions redirectUrl).
+                                         NULL: "https://" + the requestor's first domain. */
+    const char *domain_name;        /**< sessions domainName. NULL: the requestor's first domain. */
+    const char *activation_url;     /**< The programmer's own activation site, echoed in the REGCODE status. */
+    int32_t login_mode;             /**< AE_LOGIN_SECOND_SCREEN (default) or AE_LOGIN_BROWSER. */
+    int32_t poll_interval_ms;       /**< Second-screen polling interval. 0: 4000. Clamped to >= 1000. */
+    int32_t preauthorize_limit;     /**< Resources per preauthorization request. 0: 5 (Adobe's default). */
+    int32_t connect_timeout_ms;     /**< 0: 10000. */
+    int32_t request_timeout_ms;     /**< Whole request. 0: 30000. */
+    int32_t max_requests_per_second; /**< Client-side pacing after a burst of 10 (Adobe's throttle is
+                                         1/s). 0: 1. -1: no pacing (tests, benchmarks). */
+    ae_log_fn log;                  /**< Optional log sink. */
+    void *log_user_data;            /**< Passed back to `log`. */
+    int32_t log_level;              /**< Highest level passed to `log`. 0 (AE_LOG_ERROR) up to AE_LOG_DEBUG. */
+} ae_config;
+
+/**
+ * Fills `config` with the defaults of this library version and sets `config->version`.
+ *
+ * @param[out] config  Struct to initialise (not NULL).
+ * @return AE_OK, or AE_E_INVALID_ARG when `config` is NULL.
+ * Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_config_init(ae_config *config);
+
+/* ============================================================================================
+ * Delegate: AccessEnabler's callbacks (EntitlementDelegate + EntitlementStatus)
+ *
+ * Every callback is optional (NULL: the event is dropped). Every callback gets the delegate's
+ * `user_data` as its last argument. String arguments are borrowed (valid until the callback
+ * returns). Thread: the client's callback thread, one callback at a time, in order.
+ * A callback may call any function of this header, including ae_client_destroy() on its own
+ * client (destroy then returns without waiting for the callback thread; no further callback runs).
+ * ============================================================================================ */
+
+#define AE_DELEGATE_VERSION 1
+
+typedef struct ae_delegate {
+    uint32_t version; /**< AE_DELEGATE_VERSION (set by ae_delegate_init). */
+    void *user_data;  /**< Passed back as the last argument of every callback. */
+
+    /** setRequestorComplete: `status` is AE_ACCESS_ENABLER_STATUS_SUCCESS (1) or _ERROR (0); on 0 a
+        `status` callback before it names the error. */
+    void (*set_requestor_complete)(int32_t status, void *user_data);
+
+    /** setAuthenticationStatus: `status` 1 (authenticated, `error_code` "") or 0 with one of the
+        AE_*_ERROR strings. */
+    void (*set_authentication_status)(int32_t status, const char *error_code, void *user_data);
+
+    /** setToken: the short media token (Base64, as Adobe issues it; verify it with Adobe's Media Token
+        Verifier; never cache it) for `resource`. */
+    void (*set_token)(const char *token, const char *resource, void *user_data);
+
+    /** tokenRequestFailed: `error_code` is an AE_*_ERROR string; `error_description` the MVPD's or
+        Adobe's message ("" if none). */
+    void (*token_request_failed)(const char *resource, const char *error_code, const char *error_description,
+                                 void *user_data);
+
+    /** selectedProvider: the current MVPD as a JSON object (see display_provider_dialog), or NULL. */
+    void (*selected_provider)(const char *mvpd_json, void *user_data);
+
+    /** displayProviderDialog: JSON array of MVPD objects {"ID", "displayName", "logoURL",
+        "isTempPass", "enablePlatformServices", "boardingStatus"}; answer with ae_set_selected_provider()
+        (NULL to cancel). */
+    void (*display_provider_dialog)(const char *mvpds_json, void *user_data);
+
+    /** navigateToUrl: open `url` in a browser (AE_LOGIN_BROWSER mode only). */
+    void (*navigate_to_url)(const char *url, void *user_data);
+
+    /** sendTrackingData: `event_type` AE_TRACKING_*; `data_json` a JSON array of strings (Adobe's data
+        arrays, e.g. authentication: [success, mvpd, guid, cached, deviceType, clientType, os]). */
+    void (*send_tracking_data)(int32_t event_type, const char *data_json, void *user_data);
+
+    /** setMetadataStatus: `metadata_json` is the value as JSON (NULL when unavailable): opcodes 0 and 1 a
+        number, the expiry in milliseconds since the Unix epoch; opcode 2 a string; opcode 3 the attribute's
+        value (string, number or array). `encrypted` is 1 when a user metadata value is encrypted with
+        the programmer's key. `key` is the opcode; `arguments_json` the key object given to getMetadata. */
+    void (*set_metadata_status)(const char *metadata_json, int32_t encrypted, int32_t key,
+                                const char *arguments_json, void *user_data);
+
+    /** preauthorizedResources: JSON array of the resources the viewer may watch (UI hints only). */
+    void (*preauthorized_resources)(const char *resources_json, void *user_data);
+
+    /** presentTvProviderDialog: a partner (platform SSO) picker is to be shown; `dialog_json` describes it. */
+    void (*present_tv_provider_dialog)(const char *dialog_json, void *user_data);
+
+    /** dismissTvProviderDialog: the partner picker is gone. */
+    void (*dismiss_tv_provider_dialog)(const char *dialog_json, void *user_data);
+
+    /** status (EntitlementStatus): advanced status as a JSON object {"errorId", "level" ("info", "warning",
+        "error"), "message", "details"?, ...} plus, when it came from Adobe's enhanced error codes,
+        "enhancedError": {"status", "code", "action", "message"?, "details"?, "helpUrl"?, "trace"?}.
+        REGCODE (second screen) adds "code", "url", "activationUrl", "notAfter". */
+    void (*status)(const char *status_json, void *user_data);
+} ae_delegate;
+
+/**
+ * Sets every callback to NULL, `user_data` to NULL and `delegate->version` to AE_DELEGATE_VERSION.
+ *
+ * @return AE_OK, or AE_E_INVALID_ARG when `delegate` is NULL.
+ * Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_delegate_init(ae_delegate *delegate);
+
+/* ============================================================================================
+ * Client
+ * ============================================================================================ */
+
+/** Opaque client: one per application instance, as with Adobe's SDKs. */
+typedef struct ae_client ae_client;
+
+/**
+ * Creates a client: opens (or creates) the token store, reads or derives the device id. No
+ * network. Several clients may exist in one process and share one store file.
+ *
+ * @param[in]  config    Configuration (copied). Not NULL.
+ * @param[in]  delegate  Callbacks (the struct is copied; `user_data` is kept). Not NULL.
+ * @param[out] out       Receives the client. Not NULL. Set to NULL on failure.
+ * @return AE_OK; AE_E_INVALID_ARG (bad field: see ae_last_error_message), AE_E_UNSUPPORTED_VERSION,
+ *         AE_E_INSECURE_URL, AE_E_STORAGE.
+ * Ownership: the client is owned by the caller; release it with ae_client_destroy().
+ * Thread: any. Callback: none.
+ */
+AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *delegate, ae_client **out);
+
+/**
+ * Destroys a client: cancels its requests and polling, waits until no callback of it can run
+ * (except when called from inside one of its callbacks), closes its store. NULL is a no-op.
+ *
+ * Ownership: takes `client`; the handle is invalid afterwards (calls with it return
+ * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
+ */
+AE_API void ae_client_destroy(ae_client *client);
+
+/* ============================================================================================
+ * AccessEnabler calls
+ * ============================================================================================ */
+
+/**
+ * setOptions. Keys: "applicationProfile" (string; sent as the configuration `profile`),
+ * "visitorID" (string; sent as AP-Visitor-Identifier), "device_info" (object, or Base64 of one:
+ * replaces X-Device-Info), "handleSVC" (bool; accepted and ignored). Unknown keys are ignored
+ * with a log line. Takes effect for the requests that start after it.
+ *
+ * @param options_json JSON object. Not NULL.
+ * @return AE_OK or AE_E_INVALID_ARG / AE_E_INVALID_HANDLE.
+ * Ownership: copied. Thread: any. Callback: none (setOptions has no callback).
+ */
+AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
+
+/**
+ * setRequestor. Registers the application (DCR) and gets an access token when needed, loads the
+ * requestor's configuration and syncs the stored profiles with Adobe's, each only when missing or
+ * stale. Call it again when the application returns to the foreground (Adobe's way to resync).
+ *
+ * @param requestor_id            The requestor (service provider) id. Not NULL.
+ * @param service_providers_json  NULL, or a JSON array of service base URLs; with REST API V2 the first
+ *                                one replaces ae_config.base_url for this requestor.
+ * @return AE_OK or AE_E_INVALID_ARG / AE_E_INSECURE_URL / AE_E_INVALID_HANDLE.
+ * Callback: set_requestor_complete (1, or 0 after a `status` naming the error: R400, R401, CFG400,
+ * CFG404, CFG410, CFG5xx, SEC412 (warning, profiles cleared), SEC420). Calls made while it runs wait for it.
+ * Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, const char *service_providers_json);
+
+/**
+ * checkAuthentication: answers from the stored profile and its expiry. No network.
+ *
+ * Callback: set_authentication_status (1, "") or (0, AE_USER_NOT_AUTHENTICATED_ERROR), then
+ * send_tracking_data(AE_TRACKING_AUTHENTICATION).
+ * Ownership: n/a. Thread: any. Returns AE_OK, AE_E_NO_REQUESTOR, AE_E_INVALID_HANDLE.
+ */
+AE_API int32_t ae_check_authentication(ae_client *client);
+
+/**
+ * getAuthentication. Authenticated and not `force_authn`: set_authentication_status(1, "") at once.
+ * Otherwise display_provider_dialog(mvpds); the host answers with ae_set_selected_provider(). Then
+ * (second screen) a `status` REGCODE with the code and the URL to show, polling until the viewer
+ * has logged in on another device, and set_authentication_status(1, ""); or 0 with
+ * AE_PROVIDER_NOT_SELECTED_ERROR (cancelled) or AE_GENERIC_AUTHENTICATION_ERROR (code expired: N130;
+ * code not obtained: REG500).
+ *
+ * @param force_authn  Non-zero: run the flow even if authenticated.
+ * @param data_json    NULL or a JSON object (kept for promotional TempPass; REST API V2 has no place
+ *                     for other generic data).
+ * @param filter_json  NULL or {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]} (partner picker
+ *                     filter; ignored when no partner framework is configured).
+ * Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, const char *data_json,
+                                     const char *filter_json);
+
+/**
+ * setSelectedProvider: the viewer's choice from the provider dialog; starts (or restarts) the login
+ * with that MVPD. NULL cancels: polling stops, the selected MVPD is forgotten, and
+ * set_authentication_status(0, AE_PROVIDER_NOT_SELECTED_ERROR) follows.
+ *
+ * @param mvpd_id  An MVPD id from the dialog, or NULL.
+ * Callback: status REGCODE / navigate_to_url, then set_authentication_status; send_tracking_data
+ * (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_set_selected_provider(ae_client *client, const char *mvpd_id);
+
+/**
+ * getSelectedProvider. Callback: selected_provider(mvpd_json or NULL).
+ * Ownership: n/a. Thread: any.
+ */
+AE_API int32_t ae_get_selected_provider(ae_client *client);
+
+/**
+ * checkAuthorization: like getAuthorization, but when the viewer is not authenticated it fails at once
+ * with token_request_failed(resource, AE_USER_NOT_AUTHENTICATED_ERROR, ...) instead of starting a login.
+ *
+ * @param resource   Resource id or MRSS text. Not NULL, not empty.
+ * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
+ * Callback: set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
+ * send_tracking_data(AE_TRACKING_AUTHORIZATION). Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, const char *data_json);
+
+/**
+ * getAuthorization: authorization decision and short media token for `resource`; starts
+ * getAuthentication first when the viewer is not authenticated.
+ *
+ * Callback: as ae_check_authorization, plus the getAuthentication callbacks when a login is needed.
+ * Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, const char *data_json);
+
+/**
+ * checkPreauthorizedResources: which of `resources` the viewer may watch (for UI decoration only).
+ * Sends ceil(N / preauthorize_limit) requests, fewer when `cache` is non-zero and decisions are cached.
+ *
+ * @param resources_json  JSON array of resource ids (strings). Not NULL.
+ * @param cache           Non-zero: answer from the SDK's cache where it can (5 minutes).
+ * Callback: preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
+ * with a `status` P100 on error). Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *resources_json, int32_t cache);
+
+/**
+ * getMetadata.
+ *
+ * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
+ *                  (opcode 3; "tokenSource" gives the profile's source: "Apple" for Apple SSO, else the
+ *                  issuer)}. Not NULL.
+ * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
+
+/**
+ * logout: tells Adobe (the configured redirect URL), removes the local profile and the selected MVPD,
+ * then set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR). When the MVPD has an interactive
+ * logout page its URL comes first in a `status` {"errorId": "LOGOUT", "url"} (or navigate_to_url in
+ * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached.
+ *
+ * Ownership: n/a. Thread: any.
+ */
+AE_API int32_t ae_logout(ae_client *client);
+
+/**
+ * handleExternalURL: the host's browser reached the redirect URL (AE_LOGIN_BROWSER mode, or a host
+ * that opened the REGCODE URL itself); the SDK completes the login from the pending code.
+ *
+ * @param url  The intercepted URL. Not NULL.
+ * Callback: set_authentication_status (1, or 0 when no login was pending or it failed).
+ * Ownership: copied. Thread: any.
+ */
+AE_API int32_t ae_handle_external_url(ae_client *client, const char *url);
+
+/**
+ * Completion of ae_preauthorize(). `response_json` is {"decisions": [{"id", "authorized", "error"?}],
+ * "status"?} where "error" and "status" are enhanced error objects {"status", "code", "action",
+ * "message", "details"?, "helpUrl"?, "trace"?}; "status" is present when the whole call failed
+ * ("status": 0 for SDK-side failures such as "network_error", "authentication_session_missing").
+ * Borrowed; runs on the callback thread, in order with the delegate's callbacks.
+ */
+typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
+
+/**
+ * preauthorize (AccessEnabler 3.6+): preauthorization with Adobe's enhanced error codes per resource.
+ *
+ * @param request_json  {"resources": [...], "disableFeatures": ["LOCAL_CACHE", "REMOTE_CACHE"]?}. Not NULL.
+ * @param callback      Called exactly once with the response. Not NULL.
+ * @param user_data     Passed back to `callback`.
+ * Ownership: copied. Thread: any. Callback: `callback` (not a delegate callback, as on iOS where the
+ * response goes to the call's own AccessEnablerCallback).
+ */
+AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
+                               void *user_data);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ACCESSENABLER_H */

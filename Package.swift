@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PackageDescription
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+// Strictness applied to every Swift target in one place (swift-log's pattern).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AccessEnabler",
+    products: [
+        // The self-contained C library: build with
+        //   swift build -c release -Xswiftc -static-stdlib --product accessenabler
+        .library(name: "accessenabler", type: .dynamic, targets: ["AccessEnablerCABI"]),
+        // The Swift API (`import AccessEnabler`).
+        .library(name: "AccessEnabler", targets: ["AccessEnabler"]),
+        .executable(name: "example-player", targets: ["ExamplePlayer"]),
+    ],
+    targets: [
+        // The hand-written contract, imported back into Swift so the thunks are checked against it.
+        .target(name: "CAccessEnabler", path: "Sources/CAccessEnabler"),
+        // Typed wrappers over libcurl's variadic setters (Swift cannot call C varargs).
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),
+        .target(
+            name: "AccessEnabler",
+            dependencies: ["CCurl", "CSQLite", "CCrypto"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AccessEnablerCABI",
+            dependencies: ["AccessEnabler", "CAccessEnabler"],
+            exclude: ["exports.map"],
+            swiftSettings: strict,
+            // Export the contract only (ae_*); everything else in the .so stays local.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(root)/Sources/AccessEnablerCABI/exports.map"])]
+        ),
+        .executableTarget(
+            name: "ExamplePlayer",
+            dependencies: ["AccessEnabler"],
+            path: "Examples/SwiftPlayer",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AccessEnablerTests",
+            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,336 @@
+# SPDX-License-Identifier: Apache-2.0
+"""accessenabler: a thin ctypes layer over libaccessenabler.so (Include/accessenabler.h).
+
+Every function of the header is declared with argtypes/restype. Ownership follows the header:
+strings passed in are copied by the library; strings handed to callbacks are borrowed (this
+module copies them into Python str before the callback returns); owned strings returned by the
+library are freed with ae_string_free. Callback objects (CFUNCTYPE) are kept alive on the
+Client for as long as the client exists.
+
+Library lookup: $AE_LIBRARY, else .build/release/libaccessenabler.so relative to the repository.
+"""
+import ctypes
+import json
+import os
+import threading
+
+# --- status codes (append-only, as in the header) -----------------------------------------
+AE_OK = 0
+AE_E_INVALID_ARG = 1
+AE_E_INVALID_HANDLE = 2
+AE_E_UNSUPPORTED_VERSION = 3
+AE_E_NO_REQUESTOR = 4
+AE_E_STORAGE = 5
+AE_E_INSECURE_URL = 6
+AE_E_INTERNAL = 7
+
+# --- AccessEnabler constants -----------------------------------------------------------------
+ACCESS_ENABLER_STATUS_ERROR = 0
+ACCESS_ENABLER_STATUS_SUCCESS = 1
+USER_AUTHENTICATED = ""
+USER_NOT_AUTHENTICATED_ERROR = "User Not Authenticated Error"
+USER_NOT_AUTHORIZED_ERROR = "User Not Authorized Error"
+PROVIDER_NOT_SELECTED_ERROR = "Provider Not Selected Error"
+GENERIC_AUTHENTICATION_ERROR = "Generic Authentication Error"
+GENERIC_AUTHORIZATION_ERROR = "Generic Authorization Error"
+METADATA_AUTHENTICATION = 0
+METADATA_AUTHORIZATION = 1
+METADATA_DEVICE_ID = 2
+METADATA_USER_META = 3
+TRACKING_AUTHENTICATION = 0
+TRACKING_AUTHORIZATION = 1
+TRACKING_MVPD_SELECTION = 2
+AE_API_V1 = 1
+AE_API_V2 = 2
+AE_LOGIN_SECOND_SCREEN = 0
+AE_LOGIN_BROWSER = 1
+AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
+AE_CONFIG_VERSION = 1
+AE_DELEGATE_VERSION = 1
+AE_MAX_STRING_LENGTH = 65536
+
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+c_int32 = ctypes.c_int32
+
+LOG_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
+PREAUTHORIZE_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+
+# name → CFUNCTYPE, in the header's field order (after version and user_data)
+_CALLBACKS = [
+    ("set_requestor_complete", ctypes.CFUNCTYPE(None, c_int32, c_void_p)),
+    ("set_authentication_status", ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)),
+    ("set_token", ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)),
+    ("token_request_failed", ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_char_p, c_void_p)),
+    ("selected_provider", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("display_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("navigate_to_url", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("send_tracking_data", ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)),
+    ("set_metadata_status", ctypes.CFUNCTYPE(None, c_char_p, c_int32, c_int32, c_char_p, c_void_p)),
+    ("preauthorized_resources", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("present_tv_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("dismiss_tv_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("status", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+]
+CALLBACK_TYPES = dict(_CALLBACKS)
+
+
+class Config(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("software_statement", c_char_p),
+        ("base_url", c_char_p),
+        ("api_generation", c_int32),
+        ("storage_path", c_char_p),
+        ("device_info_json", c_char_p),
+        ("device_id", c_char_p),
+        ("redirect_url", c_char_p),
+        ("domain_name", c_char_p),
+        ("activation_url", c_char_p),
+        ("login_mode", c_int32),
+        ("poll_interval_ms", c_int32),
+        ("preauthorize_limit", c_int32),
+        ("connect_timeout_ms", c_int32),
+        ("request_timeout_ms", c_int32),
+        ("max_requests_per_second", c_int32),
+        ("log", LOG_FN),
+        ("log_user_data", c_void_p),
+        ("log_level", c_int32),
+    ]
+
+
+class Delegate(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("user_data", c_void_p)] + _CALLBACKS
+
+
+def _find_library():
+    path = os.environ.get("AE_LIBRARY")
+    if path:
+        return path
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "..", "..", ".build", "release", "libaccessenabler.so")
+
+
+lib = ctypes.CDLL(_find_library())
+
+_CLIENT = c_void_p  # ae_client * (opaque)
+_SIGNATURES = {
+    "ae_version_string": (c_char_p, []),
+    "ae_version_number": (c_int32, []),
+    "ae_status_string": (c_char_p, [c_int32]),
+    "ae_last_error_message": (c_void_p, []),  # owned: c_void_p keeps the pointer for ae_string_free
+    "ae_string_free": (None, [c_void_p]),
+    "ae_config_init": (c_int32, [ctypes.POINTER(Config)]),
+    "ae_delegate_init": (c_int32, [ctypes.POINTER(Delegate)]),
+    "ae_client_create": (c_int32, [ctypes.POINTER(Config), ctypes.POINTER(Delegate), ctypes.POINTER(_CLIENT)]),
+    "ae_client_destroy": (None, [_CLIENT]),
+    "ae_set_options": (c_int32, [_CLIENT, c_char_p]),
+    "ae_set_requestor": (c_int32, [_CLIENT, c_char_p, c_char_p]),
+    "ae_check_authentication": (c_int32, [_CLIENT]),
+    "ae_get_authentication": (c_int32, [_CLIENT, c_int32, c_char_p, c_char_p]),
+    "ae_set_selected_provider": (c_int32, [_CLIENT, c_char_p]),
+    "ae_get_selected_provider": (c_int32, [_CLIENT]),
+    "ae_check_authorization": (c_int32, [_CLIENT, c_char_p, c_char_p]),
+    "ae_get_authorization": (c_int32, [_CLIENT, c_char_p, c_char_p]),
+    "ae_check_preauthorized_resources": (c_int32, [_CLIENT, c_char_p, c_int32]),
+    "ae_get_metadata": (c_int32, [_CLIENT, c_char_p]),
+    "ae_logout": (c_int32, [_CLIENT]),
+    "ae_handle_external_url": (c_int32, [_CLIENT, c_char_p]),
+    "ae_preauthorize": (c_int32, [_CLIENT, c_char_p, PREAUTHORIZE_FN, c_void_p]),
+}
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+
+
+class AEError(Exception):
+    """A call was refused at once (no callback follows)."""
+
+    def __init__(self, status, message):
+        super().__init__(f"{lib.ae_status_string(status).decode()} ({status}): {message}")
+        self.status = status
+        self.message = message
+
+
+def last_error_message():
+    pointer = lib.ae_last_error_message()
+    if not pointer:
+        return None
+    try:
+        return ctypes.string_at(pointer).decode()
+    finally:
+        lib.ae_string_free(pointer)
+
+
+def check(status):
+    if status != AE_OK:
+        raise AEError(status, last_error_message())
+    return status
+
+
+def version():
+    return lib.ae_version_string().decode()
+
+
+def _encode(value):
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value).encode()
+
+
+def _text(pointer):
+    return None if pointer is None else pointer.decode()
+
+
+def _json(pointer):
+    return None if pointer is None else json.loads(pointer.decode())
+
+
+class Client:
+    """One AccessEnabler client. `delegate` is any object with methods named like the header's
+    callbacks (set_requestor_complete(status), set_token(token, resource), status(dict), ...);
+    missing methods are not registered. JSON arguments arrive decoded."""
+
+    def __init__(self, software_statement, delegate, base_url=None, storage_path=None, device_id=None,
+                 device_info=None, redirect_url=None, domain_name=None, activation_url=None,
+                 login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
+                 connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
+                 log=None, log_level=AE_LOG_ERROR):
+        self._keep = []
+        config = Config()
+        check(lib.ae_config_init(ctypes.byref(config)))
+        config.software_statement = _encode(software_statement)
+        config.base_url = _encode(base_url)
+        config.storage_path = _encode(storage_path)
+        config.device_id = _encode(device_id)
+        config.device_info_json = _encode(device_info)
+        config.redirect_url = _encode(redirect_url)
+        config.domain_name = _encode(domain_name)
+        config.activation_url = _encode(activation_url)
+        config.login_mode = login_mode
+        config.poll_interval_ms = poll_interval_ms
+        config.preauthorize_limit = preauthorize_limit
+        config.connect_timeout_ms = connect_timeout_ms
+        config.request_timeout_ms = request_timeout_ms
+        config.max_requests_per_second = max_requests_per_second
+        config.log_level = log_level
+        if log is not None:
+            log_fn = LOG_FN(lambda level, message, _: log(level, message.decode()))
+            self._keep.append(log_fn)
+            config.log = log_fn
+        table = Delegate()
+        check(lib.ae_delegate_init(ctypes.byref(table)))
+        for name, kind in _CALLBACKS:
+            handler = getattr(delegate, name, None)
+            if handler is None:
+                continue
+            function = kind(self._adapter(name, handler))
+            self._keep.append(function)
+            setattr(table, name, function)
+        self._handle = _CLIENT()
+        check(lib.ae_client_create(ctypes.byref(config), ctypes.byref(table), ctypes.byref(self._handle)))
+        self._preauthorize_lock = threading.Lock()
+        self._preauthorize_pending = {}
+        self._preauthorize_retired = None
+
+    @staticmethod
+    def _adapter(name, handler):
+        """Decodes the C arguments of callback `name` (copies: they are borrowed)."""
+        decoders = {
+            "set_requestor_complete": lambda status, _: handler(status),
+            "set_authentication_status": lambda status, code, _: handler(status, _text(code)),
+            "set_token": lambda token, resource, _: handler(_text(token), _text(resource)),
+            "token_request_failed": lambda resource, code, description, _: handler(
+                _text(resource), _text(code), _text(description)),
+            "selected_provider": lambda mvpd, _: handler(_json(mvpd)),
+            "display_provider_dialog": lambda mvpds, _: handler(_json(mvpds)),
+            "navigate_to_url": lambda url, _: handler(_text(url)),
+            "send_tracking_data": lambda event, data, _: handler(event, _json(data)),
+            "set_metadata_status": lambda metadata, encrypted, key, arguments, _: handler(
+                _json(metadata), bool(encrypted), key, _json(arguments)),
+            "preauthorized_resources": lambda resources, _: handler(_json(resources)),
+            "present_tv_provider_dialog": lambda dialog, _: handler(_json(dialog)),
+            "dismiss_tv_provider_dialog": lambda dialog, _: handler(_json(dialog)),
+            "status": lambda status, _: handler(_json(status)),
+        }
+        return decoders[name]
+
+    @property
+    def handle(self):
+        return self._handle
+
+    def close(self):
+        """ae_client_destroy; afterwards no callback runs. Idempotent."""
+        if self._handle:
+            lib.ae_client_destroy(self._handle)
+            self._handle = _CLIENT()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- the AccessEnabler calls (raise AEError when refused) ------------------------------
+    def set_options(self, options):
+        check(lib.ae_set_options(self._handle, _encode(options)))
+
+    def set_requestor(self, requestor_id, service_providers=None):
+        check(lib.ae_set_requestor(self._handle, _encode(requestor_id), _encode(service_providers)))
+
+    def check_authentication(self):
+        check(lib.ae_check_authentication(self._handle))
+
+    def get_authentication(self, force_authn=False, data=None, filter=None):
+        check(lib.ae_get_authentication(self._handle, 1 if force_authn else 0, _encode(data), _encode(filter)))
+
+    def set_selected_provider(self, mvpd_id):
+        check(lib.ae_set_selected_provider(self._handle, _encode(mvpd_id)))
+
+    def get_selected_provider(self):
+        check(lib.ae_get_selected_provider(self._handle))
+
+    def check_authorization(self, resource, data=None):
+        check(lib.ae_check_authorization(self._handle, _encode(resource), _encode(data)))
+
+    def get_authorization(self, resource, data=None):
+        check(lib.ae_get_authorization(self._handle, _encode(resource), _encode(data)))
+
+    def check_preauthorized_resources(self, resources, cache=True):
+        check(lib.ae_check_preauthorized_resources(self._handle, _encode(resources), 1 if cache else 0))
+
+    def get_metadata(self, key):
+        check(lib.ae_get_metadata(self._handle, _encode(key)))
+
+    def logout(self):
+        check(lib.ae_logout(self._handle))
+
+    def handle_external_url(self, url):
+        check(lib.ae_handle_external_url(self._handle, _encode(url)))
+
+    def preauthorize(self, request, callback):
+        """callback(response_dict) runs once on the callback thread."""
+        entry = {}
+
+        def done(response, _):
+            # Callbacks run one at a time on one thread: when this one runs, the previously
+            # retired thunk has returned and may be released; this one is retired in its place.
+            with self._preauthorize_lock:
+                self._preauthorize_pending.pop(id(entry), None)
+                self._preauthorize_retired = entry.get("function")
+            callback(_json(response))
+
+        function = PREAUTHORIZE_FN(done)
+        entry["function"] = function
+        with self._preauthorize_lock:
+            self._preauthorize_pending[id(entry)] = entry
+        status = lib.ae_preauthorize(self._handle, _encode(request), function, None)
+        if status != AE_OK:
+            with self._preauthorize_lock:
+                self._preauthorize_pending.pop(id(entry), None)
+        check(status)

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// checkAuthentication, getAuthentication, setSelectedProvider, handleExternalURL and the
+/// second-screen (registration code) login of REST API V2.
+extension Engine {
+    func checkAuthentication() {
+        let profile = currentProfile()
+        emit(.setAuthenticationStatus(profile == nil ? 0 : 1,
+                                      profile == nil ? AccessEnablerErrorCode.userNotAuthenticated : ""))
+        trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
+    }
+
+    func getAuthentication(force: Bool) {
+        if !force, let profile = currentProfile() {
+            emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
+            trackAuthentication(success: true, profile: profile, cached: true)
+            return
+        }
+        joinLogin(.authentication)
+    }
+
+    /// Adds a waiter to the login in progress, or starts one with the provider dialog.
+    func joinLogin(_ waiter: Login.Waiter) {
+        if login != nil {
+            login?.waiters.append(waiter)
+            return
+        }
+        login = Login(id: newLoginID(), waiters: [waiter])
+        emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+    }
+
+    func setSelectedProvider(_ id: String?) {
+        guard let requestor else { return }
+        guard let id else {
+            try? store.setSelectedMVPD(scope, requestor: requestor.id, nil)
+            if login != nil {
+                endLogin(code: AccessEnablerErrorCode.providerNotSelected,
+                         status: AdvancedStatus("N005", .info, "The MVPD selection was cancelled."))
+            } else {
+                emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.providerNotSelected))
+            }
+            return
+        }
+        if login == nil { login = Login(id: newLoginID(), waiters: [.authentication]) }
+        guard let mvpd = requestor.configuration.mvpd(id) else {
+            endLogin(code: AccessEnablerErrorCode.genericAuthentication,
+                     status: AdvancedStatus("N500", .error, "MVPD '\(id)' is not in the requestor's configuration."))
+            return
+        }
+        do { try store.setSelectedMVPD(scope, requestor: requestor.id, id) } catch {
+            logger.error("cannot store the selected MVPD: \(error)")
+        }
+        trackSelection(id)
+        // A new selection replaces the login in progress (its code is abandoned, polling stops).
+        cancelTask(login?.taskID)
+        let loginID = login!.id
+        login?.mvpd = id
+        login?.code = nil
+        login?.taskID = spawn { await self.runLogin(loginID, mvpd: mvpd) }
+    }
+
+    func handleExternalURL(_ url: String) {
+        if let login, login.code != nil {
+            login.wakeup.wake()  // the browser says the login is done: look at once
+            return
+        }
+        if logoutRedirectPending {
+            logoutRedirectPending = false  // the end of a browser logout (its status was already sent)
+            return
+        }
+        emit(.status(AdvancedStatus("N130", .error, "handleExternalURL: no login is in progress (APIs called out of order).")))
+        emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
+    }
+
+    /// Ends the login in progress (if any) for every waiter.
+    func endLogin(code: String, status: AdvancedStatus?) {
+        guard let login else { return }
+        cancelTask(login.taskID)
+        finishLogin(login.id, .failure(code: code, status: status))
+    }
+
+    func finishLogin(_ loginID: Int, _ outcome: LoginOutcome) {
+        guard let flow = login, flow.id == loginID else { return }
+        login = nil
+        switch outcome {
+        case .success(let profile):
+            for waiter in flow.waiters {
+                emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
+                trackAuthentication(success: true, profile: profile, cached: false)
+                if case .authorization(let resource) = waiter {
+                    startAuthorization(resource, check: false, profile: profile, afterLogin: true)
+                }
+            }
+        case .failure(let code, let status):
+            if let status { emit(.status(status)) }
+            for waiter in flow.waiters {
+                emit(.setAuthenticationStatus(0, code))
+                trackAuthentication(success: false, profile: nil, cached: false)
+                if case .authorization(let resource) = waiter {
+                    emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                             description: status?.message ?? "The viewer did not authenticate."))
+                    trackAuthorization(success: false, profile: nil)
+                }
+            }
+        }
+    }
+
+    private func failLogin(_ loginID: Int, _ status: AdvancedStatus) {
+        finishLogin(loginID, .failure(code: AccessEnablerErrorCode.genericAuthentication, status: status))
+    }
+
+    private func completeLogin(_ loginID: Int, with profile: Profile) {
+        guard let requestor, login?.id == loginID else { return }
+        let deviceID = context.withLock { $0.deviceID }
+        do {
+            try store.saveProfile(scope, requestor: requestor.id, deviceID: deviceID, profile)
+            try store.setSelectedMVPD(scope, requestor: requestor.id, profile.mvpd)
+        } catch {
+            logger.error("cannot store the profile: \(error)")
+        }
+        finishLogin(loginID, .success(profile))
+    }
+
+    /// Creates the authentication session (resuming it while Adobe reports missing parameters),
+    /// then shows the code and polls, or completes at once when a profile already exists.
+    func runLogin(_ loginID: Int, mvpd: MVPD) async {
+        guard let requestor else { return }
+        let backend = requestor.backend
+        let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
+        let redirect = settings.redirectURL
+        var session: SessionAnswer
+        do {
+            session = try await backend.createSession(requestor.id, mvpd: mvpd.id, domainName: domain, redirectURL: redirect)
+        } catch {
+            if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }
+            return
+        }
+        var resumes = 0
+        while login?.id == loginID, !Task.isCancelled {
+            switch session.actionName {
+            case "authorize":
+                // A profile exists already (also TempPass and degraded access): no code to show.
+                do {
+                    guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id) else {
+                        failLogin(loginID, AdvancedStatus("N500", .error, "Adobe reported a profile for \(mvpd.id) but returned none."))
+                        return
+                    }
+                    completeLogin(loginID, with: profile)
+                } catch {
+                    if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: false)) }
+                }
+                return
+            case "authenticate":
+                guard let code = session.code else {
+                    failLogin(loginID, AdvancedStatus("REG500", .error, "Adobe's session answer carries no code."))
+                    return
+                }
+                login?.code = code
+                let url = backend.absolute(session.url ?? "/api/v2/authenticate/\(requestor.id)/\(code)")
+                let deadline = session.notAfter ?? clock.nowMillis() + 1_800_000
+                if settings.loginMode == .browser {
+                    emit(.navigateToURL(url))
+                } else {
+                    var extras: [String: JSONValue] = ["code": .string(code), "url": .string(url), "notAfter": .int(deadline)]
+                    if let activation = settings.activationURL { extras["activationUrl"] = .string(activation) }
+                    extras["mvpd"] = .string(mvpd.id)
+                    emit(.status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
+                                                extras: extras)))
+                }
+                await poll(loginID, code: code, deadline: deadline)
+                return
+            case "resume", "retry":
+                resumes += 1
+                guard resumes <= 3, let code = session.code else {
+                    failLogin(loginID, AdvancedStatus("REG500", .error, "Adobe keeps asking for session parameters: "
+                        + (session.missingParameters ?? []).joined(separator: ", ") + "."))
+                    return
+                }
+                let values = ["mvpd": mvpd.id, "domainName": domain, "domain": domain, "redirectUrl": redirect]
+                var parameters = (session.missingParameters ?? []).compactMap { name -> (String, String)? in
+                    values[name].map { (name == "domain" ? "domainName" : name, $0) }
+                }
+                if parameters.isEmpty { parameters = [("mvpd", mvpd.id), ("domainName", domain), ("redirectUrl", redirect)] }
+                do {
+                    session = try await backend.resumeSession(requestor.id, code: code, parameters: parameters)
+                } catch {
+                    if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }
+                    return
+                }
+            default:
+                failLogin(loginID, AdvancedStatus("REG500", .error, "Unexpected session action '\(session.actionName)'."))
+                return
+            }
+        }
+    }
+
+    /// Polls profiles/code until the viewer has logged in, the code expires, or the login ends.
+    /// Network trouble and throttling do not end it: the next poll tries again.
+    private func poll(_ loginID: Int, code: String, deadline: Int64) async {
+        guard let requestor, let wakeup = login?.wakeup else { return }
+        let interval = UInt64(max(1_000, settings.pollIntervalMillis)) * 1_000_000
+        while clock.nowMillis() < deadline {
+            await wakeup.sleep(nanoseconds: interval)
+            guard login?.id == loginID, !Task.isCancelled else { return }
+            do {
+                if let profile = try await requestor.backend.profile(requestor.id, code: code) {
+                    completeLogin(loginID, with: profile)
+                    return
+                }
+            } catch {
+                if error.isCancellation || login?.id != loginID { return }
+                guard error.stage == .call else {
+                    failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: false))
+                    return
+                }
+                switch error.error {
+                case .enhanced(let enhanced, _)
+                where enhanced.code == "invalid_authentication_session" || enhanced.code == "invalid_parameter_code":
+                    failLogin(loginID, StatusCatalog.codeExpired(enhanced))
+                    return
+                case .transport, .throttled, .malformed:
+                    logger.warning("polling: \(error.error.enhancedError.code); trying again")
+                case .http(let status), .enhanced(_, let status):
+                    guard status >= 500 else {
+                        failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: false))
+                        return
+                    }
+                    logger.warning("polling: HTTP \(status); trying again")
+                case .registration:
+                    failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: false))
+                    return
+                }
+            }
+        }
+        if login?.id == loginID { failLogin(loginID, StatusCatalog.codeExpired()) }
+    }
+}

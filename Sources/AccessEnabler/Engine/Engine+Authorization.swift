@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// checkAuthorization / getAuthorization: one decisions/authorize request for a viewer with a
+/// valid profile; getAuthorization logs in first when needed.
+extension Engine {
+    func authorization(_ resource: String, check: Bool) {
+        guard let profile = currentProfile() else {
+            if check {
+                emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                         description: "The viewer is not authenticated."))
+                trackAuthorization(success: false, profile: nil)
+            } else {
+                joinLogin(.authorization(resource))
+            }
+            return
+        }
+        startAuthorization(resource, check: check, profile: profile, afterLogin: false)
+    }
+
+    func startAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) {
+        spawn { await self.runAuthorization(resource, check: check, profile: profile, afterLogin: afterLogin) }
+    }
+
+    private func runAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
+        guard let requestor else { return }
+        let decisions: [Decision]
+        do {
+            decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource])
+        } catch {
+            if error.isCancellation { return }
+            if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced) {
+                denied(resource, check: check, profile: profile, error: enhanced, afterLogin: afterLogin)
+                return
+            }
+            let status = StatusCatalog.authorizationFailure(error)
+            emit(.status(status))
+            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                     description: status.message))
+            trackAuthorization(success: false, profile: profile, error: status.enhancedError)
+            return
+        }
+        // Adobe echoes the resource; compare without surrounding spaces (a documented answer has one).
+        let wanted = resource.trimmedSpaces
+        guard let decision = decisions.first(where: { $0.resource.trimmedSpaces == wanted })
+            ?? (decisions.count == 1 ? decisions.first : nil)
+        else {
+            malformed(resource, profile: profile, detail: "no decision for the resource")
+            return
+        }
+        guard decision.authorized else {
+            denied(resource, check: check, profile: profile, error: decision.error, afterLogin: afterLogin)
+            return
+        }
+        guard let token = decision.token else {
+            malformed(resource, profile: profile, detail: "a permit without a media token")
+            return
+        }
+        if let notAfter = decision.notAfter ?? token.notAfter {
+            try? store.saveAuthorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource,
+                                               notAfter: notAfter)
+        }
+        emit(.setToken(token.serializedToken, resource: resource))
+        trackAuthorization(success: true, profile: profile)
+    }
+
+    private func denied(_ resource: String, check: Bool, profile: Profile, error: EnhancedError?, afterLogin: Bool) {
+        let status = StatusCatalog.authorizationDenial(error)
+        emit(.status(status))
+        if StatusCatalog.needsAuthentication(error), let requestor {
+            // Adobe no longer has the profile (expired, logged out elsewhere): forget it locally.
+            try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
+            if !check && !afterLogin {
+                joinLogin(.authorization(resource))
+                return
+            }
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                     description: status.message))
+        } else {
+            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthorized,
+                                     description: error?.details ?? error?.message ?? ""))
+        }
+        trackAuthorization(success: false, profile: profile, error: error)
+    }
+
+    private func malformed(_ resource: String, profile: Profile, detail: String) {
+        let error = ServiceError.malformed(operation: "decisions/authorize", detail: detail).enhancedError
+        emit(.status(AdvancedStatus("Z500", .error, error.message ?? detail, enhancedError: error)))
+        emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                 description: error.message ?? detail))
+        trackAuthorization(success: false, profile: profile, error: error)
+    }
+}
+
+extension String {
+    var trimmedSpaces: String { String(self[...].trimmingSpaces()) }
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// checkPreauthorizedResources and preauthorize: ⌈N / limit⌉ decisions/preauthorize requests,
+/// issued together (the executor paces them within Adobe's throttle); a `too_many_resources`
+/// answer splits the chunk and lowers the limit for later calls.
+extension Engine {
+    /// How long a cached preauthorization decision is used (cache on; LOCAL_CACHE not disabled).
+    static let preauthorizationCacheNanos: UInt64 = 300 * 1_000_000_000
+
+    struct PreauthorizationOutcome: Sendable {
+        var decisions: [String: (authorized: Bool, error: EnhancedError?)] = [:]
+        /// The first whole-call failure, if any request failed.
+        var failure: EnhancedError?
+        var failedResources = 0
+        var learnedLimit: Int?
+    }
+
+    func checkPreauthorizedResources(_ resources: [String], cache: Bool) {
+        let unique = Self.unique(resources)
+        guard let profile = currentProfile() else {
+            emit(.preauthorizedResources([]))
+            return
+        }
+        spawn {
+            let outcome = await self.preauthorizations(unique, mvpd: profile.mvpd, useCache: cache)
+            if let failure = outcome.failure { self.emit(.status(StatusCatalog.preauthorizationFailure(failure))) }
+            self.emit(.preauthorizedResources(unique.filter { outcome.decisions[$0]?.authorized == true }))
+        }
+    }
+
+    func preauthorize(_ request: PreauthorizeRequest, completion: @escaping @Sendable (PreauthorizeResponse) -> Void) {
+        let unique = Self.unique(request.resources)
+        guard let profile = currentProfile() else {
+            let error = EnhancedError.sdk("authentication_session_missing", action: "authentication",
+                                          message: "The viewer is not authenticated.")
+            emit(.preauthorizeResponse(Self.allDenied(unique, error), completion: completion))
+            return
+        }
+        let useCache = !request.disabledFeatures.contains(.localCache)
+        spawn {
+            let outcome = await self.preauthorizations(unique, mvpd: profile.mvpd, useCache: useCache)
+            let decisions = unique.map { resource in
+                let decision = outcome.decisions[resource] ?? (false, outcome.failure)
+                return PreauthorizeResponse.Decision(id: resource, authorized: decision.authorized, error: decision.error)
+            }
+            let allFailed = outcome.failedResources == unique.count && !unique.isEmpty
+            self.emit(.preauthorizeResponse(PreauthorizeResponse(decisions: decisions, status: allFailed ? outcome.failure : nil),
+                                            completion: completion))
+        }
+    }
+
+    /// Decisions for `resources`: cached ones first, then the rest in parallel requests.
+    func preauthorizations(_ resources: [String], mvpd: String, useCache: Bool) async -> PreauthorizationOutcome {
+        guard let requestor else { return PreauthorizationOutcome() }
+        var outcome = PreauthorizationOutcome()
+        var missing: [String] = []
+        let now = monotonicNanos()
+        for resource in resources {
+            if useCache, let cached = preauthorizationCache[mvpd + "\n" + resource], cached.expiresAt > now {
+                outcome.decisions[resource] = (cached.authorized, cached.error)
+            } else {
+                missing.append(resource)
+            }
+        }
+        let limit = preauthorizeLimit
+        let chunks = stride(from: 0, to: missing.count, by: limit).map { Array(missing[$0..<min($0 + limit, missing.count)]) }
+        let backend = requestor.backend
+        let requestorID = requestor.id
+        let fetched = await withTaskGroup(of: PreauthorizationOutcome.self) { group in
+            for chunk in chunks {
+                group.addTask { await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd) }
+            }
+            var merged = PreauthorizationOutcome()
+            for await part in group {
+                merged.decisions.merge(part.decisions) { first, _ in first }
+                merged.failure = merged.failure ?? part.failure
+                merged.failedResources += part.failedResources
+                if let learned = part.learnedLimit { merged.learnedLimit = min(merged.learnedLimit ?? learned, learned) }
+            }
+            return merged
+        }
+        if let learned = fetched.learnedLimit, learned < preauthorizeLimit {
+            logger.info("Adobe refused \(preauthorizeLimit) resources per request; using \(learned)")
+            preauthorizeLimit = learned
+        }
+        let expiresAt = monotonicNanos() + Self.preauthorizationCacheNanos
+        for (resource, decision) in fetched.decisions {
+            outcome.decisions[resource] = decision
+            if decision.error?.action != "retry" {
+                preauthorizationCache[mvpd + "\n" + resource] = CachedDecision(
+                    authorized: decision.authorized, error: decision.error, expiresAt: expiresAt)
+            }
+        }
+        outcome.failure = fetched.failure
+        outcome.failedResources = fetched.failedResources
+        return outcome
+    }
+
+    private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String) async
+        -> PreauthorizationOutcome
+    {
+        var outcome = PreauthorizationOutcome()
+        do {
+            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk)
+            let byResource = Dictionary(decisions.map { ($0.resource.trimmedSpaces, $0) }) { first, _ in first }
+            for resource in chunk {
+                // A resource Adobe leaves out of the answer is not permitted.
+                let decision = byResource[resource.trimmedSpaces]
+                outcome.decisions[resource] = (decision?.authorized ?? false, decision?.error)
+            }
+        } catch {
+            if case .enhanced(let enhanced, _) = error.error, enhanced.code == "too_many_resources", chunk.count > 1 {
+                let half = chunk.count / 2
+                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, mvpd: mvpd)
+                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, mvpd: mvpd)
+                let parts = await [first, second]
+                for part in parts {
+                    outcome.decisions.merge(part.decisions) { first, _ in first }
+                    outcome.failure = outcome.failure ?? part.failure
+                    outcome.failedResources += part.failedResources
+                }
+                outcome.learnedLimit = min(parts.compactMap(\.learnedLimit).min() ?? half, half)
+                return outcome
+            }
+            let enhanced = error.error.enhancedError
+            for resource in chunk { outcome.decisions[resource] = (false, enhanced) }
+            outcome.failure = enhanced
+            outcome.failedResources = chunk.count
+        }
+        return outcome
+    }
+
+    static func unique(_ resources: [String]) -> [String] {
+        var seen = Set<String>()
+        return resources.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// getSelectedProvider, getMetadata and logout.
+extension Engine {
+    func getSelectedProvider() {
+        guard let requestor else { return }
+        let selected = (try? store.selectedMVPD(scope, requestor: requestor.id)) ?? currentProfile()?.mvpd
+        let mvpd = selected.map { requestor.configuration.mvpd($0) ?? MVPD(id: $0, displayName: $0) }
+        emit(.selectedProvider(mvpd))
+    }
+
+    /// Opcodes 0 and 1 answer an expiry in ms since the epoch, 2 the device id, 3 a profile
+    /// attribute (or `tokenSource`, derived from the profile's type and issuer).
+    func getMetadata(_ key: MetadataKey) {
+        let profile = currentProfile()
+        var value: JSONValue?
+        var encrypted = false
+        switch key.opCode {
+        case MetadataKey.authentication:
+            value = profile.map { .int($0.notAfter) }
+        case MetadataKey.authorization:
+            if let profile, let requestor, let resource = key.resourceID,
+                let notAfter = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd,
+                                                              resource: resource),
+                notAfter > clock.nowMillis()
+            {
+                value = .int(notAfter)
+            }
+        case MetadataKey.deviceID:
+            value = .string(context.withLock { $0.deviceID })
+        default:
+            guard let profile, let name = key.userMetadataName else { break }
+            if name == "tokenSource" {
+                value = .string(profile.tokenSource)
+            } else if let attribute = profile.attributes[name] {
+                value = attribute.value
+                encrypted = attribute.isEncrypted
+            }
+        }
+        emit(.setMetadataStatus(value, encrypted: encrypted, key: key.opCode, arguments: key.arguments))
+    }
+
+    /// Removes the local profiles first (so checkAuthentication answers 0 at once, and a logout
+    /// never fails for the viewer), then tells Adobe.
+    func logout() {
+        guard let requestor else { return }
+        endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
+        let deviceID = context.withLock { $0.deviceID }
+        let mvpds = ((try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []).map(\.mvpd)
+        do {
+            try store.deleteProfiles(scope, requestor: requestor.id)
+            try store.setSelectedMVPD(scope, requestor: requestor.id, nil)
+        } catch {
+            logger.error("cannot remove the stored profile: \(error)")
+        }
+        preauthorizationCache = [:]
+        guard !mvpds.isEmpty else {
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            return
+        }
+        spawn { await self.runLogout(requestor, mvpds: mvpds) }
+    }
+
+    private func runLogout(_ requestor: Requestor, mvpds: [String]) async {
+        let backend = requestor.backend
+        let redirect = settings.redirectURL
+        let answers = await withTaskGroup(of: (String, Result<[String: LogoutAction], CallFailure>).self) { group in
+            for mvpd in mvpds {
+                group.addTask {
+                    (mvpd, await Self.capture { () async throws(CallFailure) in
+                        try await backend.logout(requestor.id, mvpd: mvpd, redirectURL: redirect)
+                    })
+                }
+            }
+            var answers: [(String, Result<[String: LogoutAction], CallFailure>)] = []
+            for await answer in group { answers.append(answer) }
+            return answers.sorted { $0.0 < $1.0 }
+        }
+        if Task.isCancelled { return }
+        for (mvpd, answer) in answers {
+            switch answer {
+            case .success(let logouts):
+                for action in logouts.values where action.actionName == "logout" {
+                    guard let url = action.url.map(backend.absolute) else { continue }
+                    if settings.loginMode == .browser {
+                        logoutRedirectPending = true
+                        emit(.navigateToURL(url))
+                    } else {
+                        emit(.status(AdvancedStatus("LOGOUT", .info, "Open the MVPD's logout page to end its session too.",
+                                                    extras: ["url": .string(url), "mvpd": .string(mvpd)])))
+                    }
+                }
+            case .failure(let failure):
+                logger.warning("logout of \(mvpd) could not reach Adobe (\(failure.error.enhancedError.code)); "
+                    + "the local profile was removed")
+            }
+        }
+        emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+    }
+}

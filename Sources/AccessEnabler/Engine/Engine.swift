@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The AccessEnabler state machine of one client. Commands arrive in call order through
+/// `dispatch`, whose synchronous part runs in that order (so, for example, a provider dialog is
+/// registered before the selection that answers it); network work runs in tasks the engine
+/// keeps track of, so destroy can cancel them.
+package actor Engine {
+    /// Where setRequestor stands; the facade mirrors it to refuse calls made too early.
+    package enum Phase: Sendable { case none, pending, ready, failed }
+
+    struct Requestor {
+        let id: String
+        var configuration: RequestorConfiguration
+        let backend: V2Backend
+    }
+
+    /// A login in progress: who waits for it, which MVPD, which code.
+    struct Login {
+        enum Waiter { case authentication, authorization(String) }
+        let id: Int
+        var waiters: [Waiter]
+        var mvpd: String?
+        var code: String?
+        var taskID: Int?
+        let wakeup = Wakeup()
+    }
+
+    enum LoginOutcome {
+        case success(Profile)
+        case failure(code: String, status: AdvancedStatus?)
+    }
+
+    struct CachedDecision {
+        var authorized: Bool
+        var error: EnhancedError?
+        var expiresAt: UInt64
+    }
+
+    let settings: Settings
+    let store: TokenStore
+    let scope: StoreScope
+    let executor: RequestExecutor
+    let clock: any WallClock
+    let logger: Logger
+    let sink: any EventSink
+    let context: Locked<DeviceContext>
+    let tracking: TrackingValues
+    private let onRequestorDone: @Sendable (Bool) -> Void
+
+    private nonisolated let tasks = Locked<(next: Int, running: [Int: Task<Void, Never>], closed: Bool)>((1, [:], false))
+    private var providers: [String: AccessTokenProvider] = [:]
+    var phase: Phase = .none
+    var requestor: Requestor?
+    private var queued: [Command] = []
+    var login: Login?
+    private var nextLoginID = 1
+    var preauthorizationCache: [String: CachedDecision] = [:]
+    var preauthorizeLimit: Int
+    var logoutRedirectPending = false
+
+    package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
+                 deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
+                 onRequestorDone: @escaping @Sendable (Bool) -> Void)
+    {
+        self.settings = settings
+        self.store = store
+        self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: "v2")
+        self.executor = executor
+        self.context = context
+        self.tracking = TrackingValues(deviceInfo: deviceInfo)
+        self.clock = clock
+        self.logger = logger
+        self.sink = sink
+        self.onRequestorDone = onRequestorDone
+        self.preauthorizeLimit = max(1, settings.preauthorizeLimit)
+    }
+
+    // MARK: Commands
+
+    /// Takes the next call, in call order.
+    package func dispatch(_ command: Command) {
+        if case .setRequestor(let id, let serviceProviders) = command {
+            if phase == .pending {
+                queued.append(command)
+            } else {
+                startSetRequestor(id, serviceProviders)
+            }
+            return
+        }
+        switch phase {
+        case .pending: queued.append(command)
+        case .ready: perform(command)
+        case .none, .failed: fail(command)
+        }
+    }
+
+    private func perform(_ command: Command) {
+        switch command {
+        case .setRequestor: break  // handled by dispatch
+        case .checkAuthentication: checkAuthentication()
+        case .getAuthentication(let force, _, _): getAuthentication(force: force)
+        case .setSelectedProvider(let id): setSelectedProvider(id)
+        case .getSelectedProvider: getSelectedProvider()
+        case .authorization(let resource, let check): authorization(resource, check: check)
+        case .checkPreauthorizedResources(let resources, let cache): checkPreauthorizedResources(resources, cache: cache)
+        case .preauthorize(let request, let completion): preauthorize(request, completion: completion)
+        case .getMetadata(let key): getMetadata(key)
+        case .logout: logout()
+        case .handleExternalURL(let url): handleExternalURL(url)
+        }
+    }
+
+    /// A call queued behind a setRequestor that failed: it ends with its own failure callback.
+    private func fail(_ command: Command) {
+        let notConfigured = "setRequestor did not complete successfully."
+        switch command {
+        case .setRequestor: break
+        case .checkAuthentication:
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            trackAuthentication(success: false, profile: nil, cached: false)
+        case .getAuthentication, .setSelectedProvider, .handleExternalURL:
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
+        case .getSelectedProvider:
+            emit(.selectedProvider(nil))
+        case .authorization(let resource, _):
+            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                     description: notConfigured))
+        case .checkPreauthorizedResources:
+            emit(.preauthorizedResources([]))
+        case .preauthorize(let request, let completion):
+            let error = EnhancedError.sdk("requestor_not_configured", action: "retry", message: notConfigured)
+            emit(.preauthorizeResponse(Self.allDenied(request.resources, error), completion: completion))
+        case .getMetadata(let key):
+            emit(.setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments))
+        case .logout:
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+        }
+    }
+
+    // MARK: setRequestor
+
+    private func startSetRequestor(_ id: String, _ serviceProviders: [String]?) {
+        phase = .pending
+        if let requestor, requestor.id != id {
+            // Another requestor: its login and cached decisions do not carry over.
+            endLogin(code: AccessEnablerErrorCode.genericAuthentication, status: nil)
+            preauthorizationCache = [:]
+        }
+        spawn { await self.runSetRequestor(id, serviceProviders) }
+    }
+
+    private func runSetRequestor(_ id: String, _ serviceProviders: [String]?) async {
+        let baseURL = Self.trimmedURL(serviceProviders?.first ?? settings.baseURL)
+        if let serviceProviders, serviceProviders.count > 1 {
+            logger.warning("REST API V2 serves a requestor from one service URL; using \(baseURL) only")
+        }
+        let backend = backend(for: baseURL)
+        let deviceID = context.withLock { $0.deviceID }
+        if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
+            emit(.status(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
+                + "were bound to another device id and were removed; the viewer must authenticate again.")))
+        }
+        let now = clock.nowMillis()
+        let maxAge = settings.cacheMaxAgeMillis
+        let cached = try? store.configuration(scope, requestor: id)
+        let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
+        let configurationFresh = cached.map { now >= $0.fetchedAt && now - $0.fetchedAt < maxAge } ?? false
+        let profilesFresh = syncedAt.map { now >= $0 && now - $0 < maxAge } ?? false
+
+        // Configuration and profiles go out together: one round trip once the token is at hand.
+        async let configurationResult = Self.capture {
+            () async throws(CallFailure) -> RequestorConfiguration? in
+            configurationFresh ? nil : try await backend.configuration(id)
+        }
+        async let profilesResult = Self.capture {
+            () async throws(CallFailure) -> [Profile]? in
+            profilesFresh ? nil : try await backend.profiles(id)
+        }
+        let (configurationOutcome, profilesOutcome) = await (configurationResult, profilesResult)
+        if Task.isCancelled { return }
+
+        var configuration: RequestorConfiguration
+        switch configurationOutcome {
+        case .success(let fetched?):
+            configuration = fetched
+            do { try store.saveConfiguration(scope, fetched, fetchedAt: now) } catch {
+                logger.error("cannot store the configuration: \(error)")
+            }
+        case .success(nil):
+            configuration = cached!.0
+        case .failure(let failure):
+            if failure.isCancellation { return }
+            guard let cached, Self.isTransient(failure) else {
+                finishSetRequestor(.failure(failure))
+                return
+            }
+            // A set-top on a flaky network keeps working with the configuration it has.
+            var status = StatusCatalog.requestorFailure(failure)
+            status.level = .warning
+            status.message += " Using the stored configuration."
+            emit(.status(status))
+            configuration = cached.0
+        }
+        switch profilesOutcome {
+        case .success(let profiles?):
+            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: now) } catch {
+                logger.error("cannot store profiles: \(error)")
+            }
+        case .success(nil): break
+        case .failure(let failure):
+            logger.warning("profile sync failed (\(failure.error.enhancedError.code)); keeping the stored profiles")
+        }
+        requestor = Requestor(id: id, configuration: configuration, backend: backend)
+        finishSetRequestor(.success(()))
+    }
+
+    private func finishSetRequestor(_ outcome: Result<Void, CallFailure>) {
+        switch outcome {
+        case .success:
+            phase = .ready
+            onRequestorDone(true)
+            emit(.setRequestorComplete(AccessEnablerStatus.success))
+        case .failure(let failure):
+            phase = .failed
+            onRequestorDone(false)
+            emit(.status(StatusCatalog.requestorFailure(failure)))
+            emit(.setRequestorComplete(AccessEnablerStatus.error))
+        }
+        let pending = queued
+        queued = []
+        for command in pending { dispatch(command) }
+    }
+
+    private func backend(for baseURL: String) -> V2Backend {
+        let provider: AccessTokenProvider
+        if let existing = providers[baseURL] {
+            provider = existing
+        } else {
+            let context = context
+            provider = AccessTokenProvider(
+                executor: executor, store: store, scope: scope, baseURL: baseURL,
+                softwareStatement: settings.softwareStatement, redirectURL: settings.redirectURL,
+                context: { context.withLock { $0 } }, clock: clock, logger: logger)
+            providers[baseURL] = provider
+        }
+        let context = context
+        return V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+    }
+
+    // MARK: Helpers
+
+    nonisolated func emit(_ event: Event) { sink.emit(event) }
+
+    /// The profile the AccessEnabler calls use: the selected MVPD's if valid, else the valid one
+    /// that lasts longest (Adobe's advice when several exist). Read from the store each time, so
+    /// a login completed by another process of the app counts at once.
+    func currentProfile() -> Profile? {
+        guard let requestor else { return nil }
+        let deviceID = context.withLock { $0.deviceID }
+        guard let stored = try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID) else { return nil }
+        let now = clock.nowMillis()
+        let valid = stored.profiles.filter { $0.isValid(at: now) }
+        if let selected = try? store.selectedMVPD(scope, requestor: requestor.id),
+            let profile = valid.first(where: { $0.mvpd == selected })
+        {
+            return profile
+        }
+        return valid.max { $0.notAfter < $1.notAfter }
+    }
+
+    /// Starts tracked work; destroy cancels it. Returns its id.
+    @discardableResult
+    nonisolated func spawn(_ operation: @escaping @Sendable () async -> Void) -> Int {
+        tasks.withLock { state -> Int in
+            let id = state.next
+            state.next += 1
+            let task = Task {
+                await operation()
+                self.tasks.withLock { _ = $0.running.removeValue(forKey: id) }
+            }
+            if state.closed { task.cancel() } else { state.running[id] = task }
+            return id
+        }
+    }
+
+    nonisolated func cancelTask(_ id: Int?) {
+        guard let id else { return }
+        tasks.withLock { $0.running.removeValue(forKey: id) }?.cancel()
+    }
+
+    /// Cancels every task and refuses new ones (destroy).
+    package nonisolated func shutdown() {
+        let running = tasks.withLock { state -> [Task<Void, Never>] in
+            state.closed = true
+            defer { state.running.removeAll() }
+            return Array(state.running.values)
+        }
+        for task in running { task.cancel() }
+    }
+
+    func newLoginID() -> Int {
+        defer { nextLoginID += 1 }
+        return nextLoginID
+    }
+
+    static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Network trouble, throttling and server errors: worth falling back on stored state.
+    static func isTransient(_ failure: CallFailure) -> Bool {
+        switch failure.error {
+        case .transport, .throttled: true
+        case .http(let status), .enhanced(_, let status): status >= 500
+        case .registration, .malformed: false
+        }
+    }
+
+    static func trimmedURL(_ url: String) -> String {
+        var url = url
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    static func allDenied(_ resources: [String], _ error: EnhancedError) -> PreauthorizeResponse {
+        PreauthorizeResponse(decisions: resources.map { .init(id: $0, authorized: false, error: error) }, status: error)
+    }
+}

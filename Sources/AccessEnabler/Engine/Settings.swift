@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// How the viewer logs in.
+public enum LoginMode: Int32, Sendable {
+    /// tvOS style: a REGCODE status with a code and a URL for another device, then polling.
+    case secondScreen = 0
+    /// The host has a browser: navigateToUrl, then handleExternalURL.
+    case browser = 1
+}
+
+/// The client's configuration, resolved (defaults applied). Mirrors `ae_config`.
+public struct Settings: Sendable {
+    public var softwareStatement: String
+    public var baseURL: String = "https://sp.auth.adobe.com"
+    public var storagePath: String?
+    /// X-Device-Info as a JSON object; nil derives it from uname(2).
+    public var deviceInfo: [String: JSONValue]?
+    /// nil derives a stable id from /etc/machine-id (hashed) and stores it.
+    public var deviceID: String?
+    /// DCR redirect_uri and sessions redirectUrl. Adobe's native SDKs use "adobepass://android.app"
+    /// when the programmer configures nothing; so does this SDK.
+    public var redirectURL: String = "adobepass://android.app"
+    /// sessions domainName; nil: the requestor's first domain from its configuration.
+    public var domainName: String?
+    public var activationURL: String?
+    public var loginMode: LoginMode = .secondScreen
+    public var pollIntervalMillis: Int = 4_000
+    public var preauthorizeLimit: Int = 5
+    public var connectTimeoutMillis: Int = 10_000
+    public var requestTimeoutMillis: Int = 30_000
+    /// Client-side pacing after a burst of 10; 0 or less disables it.
+    public var requestsPerSecond: Double = 1
+    /// How long setRequestor trusts the stored configuration and profiles.
+    public var cacheMaxAgeMillis: Int64 = 300_000
+    public var logLevel: LogLevel = .error
+    public var logSink: (@Sendable (LogLevel, String) -> Void)?
+
+    public init(softwareStatement: String) {
+        self.softwareStatement = softwareStatement
+    }
+
+    /// Checks what can be checked without the network; the message names the field.
+    func validate() -> String? {
+        if softwareStatement.isEmpty { return "software_statement is empty" }
+        if let problem = Self.checkServiceURL(baseURL) { return "base_url: \(problem)" }
+        if redirectURL.isEmpty { return "redirect_url is empty" }
+        if deviceID?.isEmpty == true { return "device_id is empty" }
+        return nil
+    }
+
+    /// nil when `url` may be used as a service URL: https, or http to a loopback address only.
+    static func checkServiceURL(_ url: String) -> String? {
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") { return lower.count > 8 ? nil : "no host" }
+        guard lower.hasPrefix("http://") else { return "not an http(s) URL" }
+        let rest = lower.dropFirst(7)
+        let hostPort = rest.prefix { $0 != "/" }
+        let host: Substring
+        if hostPort.hasPrefix("[") {
+            host = hostPort.dropFirst().prefix { $0 != "]" }
+        } else {
+            host = hostPort.prefix { $0 != ":" }
+        }
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        return loopback ? nil : "plain http is allowed for loopback addresses only"
+    }
+}
+
+/// Where the device id and X-Device-Info come from when the host does not give them.
+enum DeviceDefaults {
+    /// A stable id for this machine and app family: SHA-256 of /etc/machine-id with a fixed
+    /// prefix (machine-id(5) asks applications not to expose the raw id); random if there is none.
+    static func derivedDeviceID() -> String {
+        for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+            if let id = readFirstLine(path), !id.isEmpty { return Digest.sha256Hex("accessenabler-linux:" + id) }
+        }
+        return Digest.hex(Digest.randomBytes(32))
+    }
+
+    /// X-Device-Info from uname(2) and DMI: the keys Adobe requires (model, version, osName,
+    /// osVersion, connectionType) plus the hardware type.
+    static func deviceInfo() -> [String: JSONValue] {
+        var names = utsname()
+        uname(&names)
+        func field<T>(_ value: inout T) -> String {
+            withUnsafeBytes(of: &value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let release = field(&names.release)
+        let machine = field(&names.machine)
+        let model = readFirstLine("/sys/devices/virtual/dmi/id/product_name")
+            ?? readFirstLine("/proc/device-tree/model") ?? "Linux \(machine)"
+        var info: [String: JSONValue] = [
+            "primaryHardwareType": "SetTopBox", "model": .string(model), "version": .string(machine),
+            "osName": "Linux", "osFamily": "Linux", "osVersion": .string(release), "connectionType": "LAN",
+        ]
+        if let vendor = readFirstLine("/sys/devices/virtual/dmi/id/sys_vendor") {
+            info["manufacturer"] = .string(vendor)
+            info["vendor"] = .string(vendor)
+        }
+        return info
+    }
+
+    static func readFirstLine(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let trimmed = line.filter { $0 != "\n" && $0 != "\r" && $0 != "\0" }
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// How failures become AccessEnabler advanced statuses (errorId, level, message) — the mapping
+/// table of docs/ERRORS.md. Pure: no state, no I/O.
+package enum StatusCatalog {
+    /// setRequestor: registration → R400, access token → R401, configuration → CFG codes.
+    package static func requestorFailure(_ failure: CallFailure) -> AdvancedStatus {
+        let error = failure.error
+        switch failure.stage {
+        case .registration:
+            if case .registration = error {
+                return AdvancedStatus("R400", .error, "The application is not registered: the software statement "
+                    + "was refused.", enhancedError: error.enhancedError)
+            }
+            return transport(error) ?? AdvancedStatus("R400", .error, "Dynamic client registration failed.",
+                                                     enhancedError: error.enhancedError)
+        case .accessToken:
+            return transport(error) ?? AdvancedStatus("R401", .error, "No access token could be obtained.",
+                                                     enhancedError: error.enhancedError)
+        case .call:
+            if let status = transport(error) { return status }
+            if case .enhanced(let enhanced, let httpStatus) = error {
+                if enhanced.code == "invalid_parameter_service_provider" {
+                    return AdvancedStatus("CFG400", .error, "Invalid requestor id.", enhancedError: enhanced)
+                }
+                if httpStatus == 401 {
+                    return AdvancedStatus("R401", .error, "Adobe refused the access token.", enhancedError: enhanced)
+                }
+            }
+            return configurationHTTP(error)
+        }
+    }
+
+    /// Network failures while talking to Adobe, named the way setRequestor names them.
+    private static func transport(_ error: ServiceError) -> AdvancedStatus? {
+        guard case .transport(let transport) = error else { return nil }
+        switch transport {
+        case .tls: return AdvancedStatus("SEC420", .error, "HTTPS security error talking to Adobe: \(transport.summary).",
+                                         enhancedError: error.enhancedError)
+        default: return AdvancedStatus("CFG404", .error, "Adobe's servers cannot be reached: \(transport.summary).",
+                                       enhancedError: error.enhancedError)
+        }
+    }
+
+    /// CFG<HTTP status> for configuration answers without a code of their own (CFG410: too old,
+    /// CFG5xx: Adobe's server errors, CFG429: still throttled after retries).
+    private static func configurationHTTP(_ error: ServiceError) -> AdvancedStatus {
+        let status = error.httpStatus
+        let message = switch status {
+        case 410: "This AccessEnabler is too old for Adobe's servers."
+        case 500...: "Adobe's server failed (HTTP \(status))."
+        case 0: "Adobe's configuration answer could not be read."
+        default: "The configuration request failed (HTTP \(status))."
+        }
+        return AdvancedStatus(status == 0 ? "CFG500" : "CFG\(status)", .error, message, enhancedError: error.enhancedError)
+    }
+
+    /// Login failures: session creation (REG500), registration/token (R400/R401), others N500.
+    package static func loginFailure(_ failure: CallFailure, creatingSession: Bool) -> AdvancedStatus {
+        switch failure.stage {
+        case .registration, .accessToken: return requestorFailure(failure)
+        case .call:
+            let enhanced = failure.error.enhancedError
+            if case .enhanced(let error, _) = failure.error,
+                error.code == "invalid_authentication_session" || error.code == "invalid_parameter_code"
+            {
+                return codeExpired(error)
+            }
+            if creatingSession {
+                return AdvancedStatus("REG500", .error, "The registration code could not be obtained: "
+                    + (enhanced.message ?? enhanced.code) + ".", enhancedError: enhanced)
+            }
+            return AdvancedStatus("N500", .error, "Authentication failed: " + (enhanced.message ?? enhanced.code) + ".",
+                                  enhancedError: enhanced)
+        }
+    }
+
+    package static func codeExpired(_ error: EnhancedError? = nil) -> AdvancedStatus {
+        AdvancedStatus("N130", .error, "The authentication session (registration code) expired or is unknown.",
+                       enhancedError: error ?? .sdk("authentication_session_expired", action: "authentication",
+                                                    message: "The registration code expired before the login completed."))
+    }
+
+    /// An authorization denial (item-level error) → its Z code, or N000 when Adobe no longer has
+    /// the profile.
+    package static func authorizationDenial(_ error: EnhancedError?) -> AdvancedStatus {
+        guard let error else {
+            return AdvancedStatus("Z100", .error, "Not authorized.")
+        }
+        let text = error.details ?? error.message ?? error.code
+        switch error.code {
+        case "authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
+            "identity_not_recognized_by_mvpd", "authorization_denied_by_session_invalidated",
+            "authorization_denied_by_hba_policies":
+            return AdvancedStatus("N000", .error, "The viewer is not authenticated: \(text)", enhancedError: error)
+        case "authorization_denied_by_degradation_rule":
+            return AdvancedStatus("Z169", .error, text, enhancedError: error)
+        case "network_received_error", "network_connection_timeout", "maximum_execution_time_exceeded":
+            return AdvancedStatus("Z120", .error, text, enhancedError: error)
+        case "invalid_parameter_resources":
+            return AdvancedStatus("Z130", .error, text, enhancedError: error)
+        case "internal_server_error":
+            return AdvancedStatus("Z500", .error, text, enhancedError: error)
+        default:
+            return AdvancedStatus("Z100", .error, text, enhancedError: error)
+        }
+    }
+
+    /// An authorization call that failed as a whole (no decision).
+    package static func authorizationFailure(_ failure: CallFailure) -> AdvancedStatus {
+        switch failure.stage {
+        case .registration, .accessToken: return requestorFailure(failure)
+        case .call:
+            let enhanced = failure.error.enhancedError
+            switch failure.error {
+            case .transport, .throttled:
+                return AdvancedStatus("Z120", .error, enhanced.message ?? "Network error.", enhancedError: enhanced)
+            case .enhanced(let error, _):
+                return authorizationDenial(error)
+            default:
+                return AdvancedStatus("Z500", .error, enhanced.message ?? "Authorization failed.", enhancedError: enhanced)
+            }
+        }
+    }
+
+    /// True when Adobe says the profile is gone: the viewer must authenticate again.
+    package static func needsAuthentication(_ error: EnhancedError?) -> Bool {
+        guard let error else { return false }
+        return ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated"]
+            .contains(error.code)
+    }
+
+    package static func preauthorizationFailure(_ error: EnhancedError) -> AdvancedStatus {
+        AdvancedStatus("P100", .error, "Preauthorization failed: " + (error.message ?? error.code), enhancedError: error)
+    }
+}

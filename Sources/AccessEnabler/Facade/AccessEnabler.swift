@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+import FoundationEssentials
+
+/// AccessEnabler for Linux: Adobe's AccessEnabler API (iOS names) on REST API V2.
+///
+/// Every call checks its arguments and returns at once; outcomes arrive through `delegate` and
+/// `statusDelegate` on the client's callback thread, in order, never inside the call. A call that
+/// throws triggers no callback. Calls are safe from any thread, including from callbacks.
+public final class AccessEnabler: @unchecked Sendable {
+    private struct Gate {
+        var pendingRequestors = 0
+        var requestorReady = false
+        var destroyed = false
+    }
+
+    private struct Delegates {
+        weak var delegate: (any EntitlementDelegate)?
+        weak var status: (any EntitlementStatus)?
+    }
+
+    private let engine: Engine
+    private let commands: AsyncStream<Command>.Continuation
+    private let callbacks: CallbackQueue
+    private let transport: any HTTPTransport
+    private let context: Locked<DeviceContext>
+    private let gate = Locked(Gate())
+    private let delegates = Locked(Delegates())
+    private let logger: Logger
+
+    /// Receives AccessEnabler's callbacks (weak, as on iOS).
+    public var delegate: (any EntitlementDelegate)? {
+        get { delegates.withLock { $0.delegate } }
+        set { delegates.withLock { $0.delegate = newValue } }
+    }
+
+    /// Receives advanced statuses (weak, as on iOS).
+    public var statusDelegate: (any EntitlementStatus)? {
+        get { delegates.withLock { $0.status } }
+        set { delegates.withLock { $0.status = newValue } }
+    }
+
+    /// Creates a client: opens the store and settles the device id. No network.
+    public convenience init(settings: Settings) throws(AccessEnablerError) {
+        var options = CurlTransport.Options()
+        options.connectTimeoutMs = settings.connectTimeoutMillis
+        options.totalTimeoutMs = settings.requestTimeoutMillis
+        options.userAgent = "AccessEnabler-Linux/\(Version.string)"
+        try self.init(settings: settings, transport: nil, transportOptions: options, clock: SystemClock())
+    }
+
+    /// Creates a client on a given transport and clock (tests).
+    package convenience init(settings: Settings, transport: any HTTPTransport, clock: any WallClock) throws(AccessEnablerError) {
+        try self.init(settings: settings, transport: transport, transportOptions: nil, clock: clock)
+    }
+
+    private init(settings: Settings, transport: (any HTTPTransport)?, transportOptions: CurlTransport.Options?,
+                 clock: any WallClock) throws(AccessEnablerError)
+    {
+        if let problem = settings.validate() {
+            throw problem.contains("plain http") ? .insecureURL(problem) : .invalidArgument(problem)
+        }
+        logger = Logger(maxLevel: settings.logLevel, sink: settings.logSink)
+        let store: TokenStore
+        let deviceID: String
+        do {
+            store = try TokenStore(path: settings.storagePath)
+            deviceID = try settings.deviceID ?? store.deviceID(orCreate: DeviceDefaults.derivedDeviceID)
+        } catch {
+            throw .storage("\(settings.storagePath ?? ":memory:"): \(error)")
+        }
+        if settings.storagePath == nil { logger.info("no storage path: nothing persists after destroy") }
+        let deviceInfo = settings.deviceInfo ?? DeviceDefaults.deviceInfo()
+        for key in ["model", "version", "osName", "osVersion", "connectionType"] where deviceInfo[key] == nil {
+            logger.warning("device info lacks \(key), which Adobe requires")
+        }
+        let context = Locked(DeviceContext(deviceID: deviceID, deviceInfo: Encoding.base64(JSONValue.object(deviceInfo).jsonText)))
+        self.context = context
+        self.transport = transport ?? CurlTransport(options: transportOptions ?? .init())
+        let callbacks = CallbackQueue()
+        self.callbacks = callbacks
+        let executor = RequestExecutor(transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
+                                       logger: logger)
+        let sink = CallbackSink(queue: callbacks)
+        let gate = gate
+        engine = Engine(settings: settings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
+                        clock: clock, logger: logger, sink: sink) { succeeded in
+            gate.withLock { gate in
+                gate.pendingRequestors -= 1
+                gate.requestorReady = succeeded
+            }
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Command.self, bufferingPolicy: .unbounded)
+        commands = continuation
+        let engine = engine
+        Task { for await command in stream { await engine.dispatch(command) } }
+        sink.owner = self
+    }
+
+    deinit { shutdown() }
+
+    /// Ends the client: cancels requests and polling; after it returns no callback runs (unless
+    /// called from a callback, which finishes first). Later calls throw `invalidHandle`.
+    public func shutdown() {
+        let first = gate.withLock { gate -> Bool in
+            defer { gate.destroyed = true }
+            return !gate.destroyed
+        }
+        guard first else { return }
+        commands.finish()
+        callbacks.close()
+        engine.shutdown()
+        transport.shutdown()
+    }
+
+    // MARK: Calls
+
+    /// setOptions: `applicationProfile`, `visitorID` (or Android's `ap_vi`), `device_info`
+    /// (object or Base64 of one), `handleSVC` (ignored). No callback.
+    public func setOptions(_ options: [String: JSONValue]) throws(AccessEnablerError) {
+        var updated = context.withLock { $0 }
+        for (key, value) in options {
+            switch key {
+            case "applicationProfile":
+                guard let text = value.stringValue else { throw .invalidArgument("applicationProfile must be a string") }
+                updated.applicationProfile = text.isEmpty ? nil : text
+            case "visitorID", "ap_vi":
+                guard let text = value.stringValue else { throw .invalidArgument("\(key) must be a string") }
+                updated.visitorID = text.isEmpty ? nil : text
+            case "device_info":
+                updated.deviceInfo = try Self.deviceInfoOption(value)
+            case "handleSVC":
+                guard value.boolValue != nil else { throw .invalidArgument("handleSVC must be a boolean") }
+            default:
+                logger.info("setOptions: ignoring unknown key \(key)")
+            }
+        }
+        try checkAlive()
+        context.withLock { $0 = updated }
+    }
+
+    private static func deviceInfoOption(_ value: JSONValue) throws(AccessEnablerError) -> String {
+        switch value {
+        case .object: return Encoding.base64(value.jsonText)
+        case .string(let text):
+            guard let data = Data(base64Encoded: text),
+                JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
+            else { throw .invalidArgument("device_info must be a JSON object or the Base64 of one") }
+            return text
+        default: throw .invalidArgument("device_info must be a JSON object or the Base64 of one")
+        }
+    }
+
+    public func setRequestor(_ requestorID: String, serviceProviders: [String]? = nil) throws(AccessEnablerError) {
+        guard !requestorID.isEmpty else { throw .invalidArgument("requestor_id is empty") }
+        if let serviceProviders {
+            guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
+            for url in serviceProviders {
+                if let problem = Settings.checkServiceURL(url) {
+                    throw problem.contains("plain http") ? .insecureURL("\(url): \(problem)")
+                        : .invalidArgument("service provider \(url): \(problem)")
+                }
+            }
+        }
+        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false)
+    }
+
+    public func checkAuthentication() throws(AccessEnablerError) { try submit(.checkAuthentication) }
+
+    public func getAuthentication(forceAuthn: Bool = false, withData data: JSONValue? = nil,
+                                  andFilter filter: JSONValue? = nil) throws(AccessEnablerError)
+    {
+        if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
+        if let filter {
+            guard let object = filter.objectValue,
+                object.values.allSatisfy({ $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true })
+            else { throw .invalidArgument("filter must be an object of string arrays (TV_PROVIDERS, FEATURED_TV_PROVIDERS)") }
+        }
+        try submit(.getAuthentication(force: forceAuthn, data: data, filter: filter))
+    }
+
+    /// nil cancels the login in progress.
+    public func setSelectedProvider(_ mvpdID: String?) throws(AccessEnablerError) {
+        if mvpdID?.isEmpty == true { throw .invalidArgument("mvpd_id is empty (pass NULL to cancel)") }
+        try submit(.setSelectedProvider(mvpdID))
+    }
+
+    public func getSelectedProvider() throws(AccessEnablerError) { try submit(.getSelectedProvider) }
+
+    public func checkAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
+        try submit(.authorization(resource: try Self.resource(resource, data), check: true))
+    }
+
+    public func getAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
+        try submit(.authorization(resource: try Self.resource(resource, data), check: false))
+    }
+
+    private static func resource(_ resource: String, _ data: JSONValue?) throws(AccessEnablerError) -> String {
+        guard !resource.isEmpty else { throw .invalidArgument("resource is empty") }
+        if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
+        return resource
+    }
+
+    public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) throws(AccessEnablerError) {
+        guard !resources.contains(where: \.isEmpty) else { throw .invalidArgument("resources: an empty resource id") }
+        try submit(.checkPreauthorizedResources(resources, cache: cache))
+    }
+
+    public func preauthorize(_ request: PreauthorizeRequest,
+                             completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
+    {
+        guard !request.resources.isEmpty, !request.resources.contains(where: \.isEmpty) else {
+            throw .invalidArgument("resources must be a non-empty array of non-empty strings")
+        }
+        try submit(.preauthorize(request, completion: completion))
+    }
+
+    public func getMetadata(_ key: MetadataKey) throws(AccessEnablerError) { try submit(.getMetadata(key)) }
+
+    public func logout() throws(AccessEnablerError) { try submit(.logout) }
+
+    public func handleExternalURL(_ url: String) throws(AccessEnablerError) {
+        guard !url.isEmpty else { throw .invalidArgument("url is empty") }
+        try submit(.handleExternalURL(url))
+    }
+
+    // MARK: Plumbing
+
+    private func checkAlive() throws(AccessEnablerError) {
+        if gate.withLock({ $0.destroyed }) { throw .invalidHandle() }
+    }
+
+    /// Hands a checked call to the engine. The gate decision and the enqueue happen under one
+    /// lock, so the engine sees calls in the order they were accepted.
+    private func submit(_ command: Command, needsRequestor: Bool = true) throws(AccessEnablerError) {
+        try gate.withLock { gate throws(AccessEnablerError) in
+            if gate.destroyed { throw .invalidHandle() }
+            if needsRequestor && gate.pendingRequestors == 0 && !gate.requestorReady { throw .noRequestor() }
+            if !needsRequestor { gate.pendingRequestors += 1 }
+            commands.yield(command)
+        }
+    }
+
+    /// Delivers an engine event to the delegates (on the callback thread).
+    fileprivate func deliver(_ event: Event) {
+        let (delegate, status) = delegates.withLock { ($0.delegate, $0.status) }
+        switch event {
+        case .setRequestorComplete(let value): delegate?.setRequestorComplete(value)
+        case .setAuthenticationStatus(let value, let code): delegate?.setAuthenticationStatus(value, errorCode: code)
+        case .setToken(let token, let resource): delegate?.setToken(token, forResource: resource)
+        case .tokenRequestFailed(let resource, let code, let description):
+            delegate?.tokenRequestFailed(resource, errorCode: code, errorDescription: description)
+        case .selectedProvider(let mvpd): delegate?.selectedProvider(mvpd)
+        case .displayProviderDialog(let mvpds): delegate?.displayProviderDialog(mvpds)
+        case .navigateToURL(let url): delegate?.navigate(toUrl: url)
+        case .sendTrackingData(let event, let data): delegate?.sendTrackingData(data, forEventType: event)
+        case .setMetadataStatus(let value, let encrypted, let key, let arguments):
+            delegate?.setMetadataStatus(value, encrypted: encrypted, forKey: key, andArguments: arguments)
+        case .preauthorizedResources(let resources): delegate?.preauthorizedResources(resources)
+        case .status(let advanced): status?.status(advanced)
+        case .preauthorizeResponse(let response, let completion): completion(response)
+        }
+    }
+}
+
+/// Puts engine events on the callback thread.
+private final class CallbackSink: EventSink, @unchecked Sendable {
+    private let queue: CallbackQueue
+    weak var owner: AccessEnabler?
+
+    init(queue: CallbackQueue) { self.queue = queue }
+
+    func emit(_ event: Event) {
+        queue.enqueue { [weak self] in self?.owner?.deliver(event) }
+    }
+}
+
+/// The library version (the header's AE_VERSION_*).
+public enum Version {
+    public static let major: Int32 = 0
+    public static let minor: Int32 = 1
+    public static let patch: Int32 = 0
+    public static var number: Int32 { major * 10000 + minor * 100 + patch }
+    public static var string: String { "\(major).\(minor).\(patch)" }
+}

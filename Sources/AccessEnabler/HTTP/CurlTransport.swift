@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+import CCurl
+import Glibc
+
+/// HTTP over libcurl's multi interface: one network thread per client drives every exchange,
+/// so concurrent requests (configuration ∥ profiles, preauthorization chunks) share connections
+/// and need no thread each. TLS verification is libcurl's default and is never turned off.
+package final class CurlTransport: HTTPTransport, @unchecked Sendable {
+    package struct Options: Sendable {
+        package var connectTimeoutMs: Int = 10_000
+        package var totalTimeoutMs: Int = 30_000
+        /// Bodies larger than this end the exchange with `.bodyTooLarge` (hostile or broken servers).
+        package var maxBodyBytes: Int = 4 << 20
+        package var userAgent: String = "AccessEnabler-Linux"
+        package init() {}
+    }
+
+    private final class Exchange {
+        let id: Int
+        let request: HTTPRequest
+        let completion: (Result<HTTPResponse, TransportError>) -> Void
+        var easy: UnsafeMutableRawPointer?
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        var status = 0
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        var overLimit = false
+        let maxBodyBytes: Int
+
+        init(id: Int, request: HTTPRequest, maxBodyBytes: Int,
+             completion: @escaping (Result<HTTPResponse, TransportError>) -> Void) {
+            self.id = id
+            self.request = request
+            self.maxBodyBytes = maxBodyBytes
+            self.completion = completion
+        }
+    }
+
+    private struct Pending {
+        var adds: [Exchange] = []
+        var cancels: [Int] = []
+        var nextID = 1
+        var shutDown = false
+    }
+
+    private let options: Options
+    private let multi: UnsafeMutableRawPointer
+    private let pending = Locked(Pending())
+    private var active: [Int: Exchange] = [:]  // network thread only
+    private var thread = pthread_t()
+    private var started = false
+
+    package init(options: Options) {
+        self.options = options
+        _ = ccurl_global_init_once()
+        multi = curl_multi_init()!
+        let box = Unmanaged.passRetained(ThreadBox(self))
+        started = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
+            box.transport?.run()
+            return nil
+        }, box.toOpaque()) == 0
+        if !started { box.release() }
+    }
+
+    private final class ThreadBox {
+        weak var transport: CurlTransport?
+        init(_ transport: CurlTransport) { self.transport = transport }
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let id = pending.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let exchange = Exchange(id: id, request: request, maxBodyBytes: options.maxBodyBytes) {
+                    continuation.resume(returning: $0)
+                }
+                let accepted = pending.withLock { state -> Bool in
+                    guard !state.shutDown, started else { return false }
+                    state.adds.append(exchange)
+                    return true
+                }
+                if accepted { curl_multi_wakeup(multi) } else { exchange.completion(.failure(.cancelled)) }
+            }
+        } onCancel: {
+            pending.withLock { $0.cancels.append(id) }
+            curl_multi_wakeup(multi)
+        }
+        return try result.get()
+    }
+
+    package func shutdown() {
+        let wasRunning = pending.withLock { state -> Bool in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard wasRunning, started else { return }
+        curl_multi_wakeup(multi)
+        pthread_join(thread, nil)
+    }
+
+    // MARK: - Network thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (adds, cancels, shutDown) = pending.withLock { state in
+                defer {
+                    state.adds.removeAll()
+                    state.cancels.removeAll()
+                }
+                return (state.adds, state.cancels, state.shutDown)
+            }
+            if shutDown {
+                for exchange in adds { exchange.completion(.failure(.cancelled)) }
+                for id in Array(active.keys) { finish(id, .failure(.cancelled)) }
+                return
+            }
+            for exchange in adds { start(exchange) }
+            for id in cancels where active[id] != nil { finish(id, .failure(.cancelled)) }
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE,
+                    let exchange = active.values.first(where: { $0.easy == message.pointee.easy_handle })
+                else { continue }
+                finish(exchange.id, outcome(of: exchange, code: message.pointee.data.result))
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    private func start(_ exchange: Exchange) {
+        guard let easy = curl_easy_init() else {
+            exchange.completion(.failure(.failed("curl_easy_init failed")))
+            return
+        }
+        exchange.easy = easy
+        let request = exchange.request
+        _ = ccurl_setopt_string(easy, CURLOPT_URL, request.url)
+        _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs)
+        _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, options.totalTimeoutMs)
+        _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent)
+        switch request.method {
+        case "GET": break
+        case "POST":
+            _ = ccurl_setopt_long(easy, CURLOPT_POST, 1)
+            var body = request.body ?? []
+            _ = ccurl_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
+            body.append(0)  // never an empty buffer; the size above excludes this byte
+            body.withUnsafeMutableBytes { raw in
+                _ = ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, raw.baseAddress)
+            }
+        default:
+            _ = ccurl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        for header in request.headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
+        exchange.headerList = list
+        _ = ccurl_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
+        let context = Unmanaged.passUnretained(exchange).toOpaque()
+        _ = ccurl_setopt_data_fn(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let exchange = Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            if exchange.body.count + length > exchange.maxBodyBytes {
+                exchange.overLimit = true
+                return 0
+            }
+            if let data { exchange.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+            return length
+        }
+        _ = ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = ccurl_setopt_data_fn(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let exchange = Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            guard let data else { return length }
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                exchange.headers.removeAll()  // a new response (after 1xx): start over
+            } else if let colon = line.firstIndex(of: ":") {
+                let name = String(line[..<colon].trimmingSpaces())
+                let value = String(line[line.index(after: colon)...].trimmingSpaces())
+                exchange.headers.append((name, value))
+            }
+            return length
+        }
+        _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        active[exchange.id] = exchange
+        curl_multi_add_handle(multi, easy)
+    }
+
+    private func outcome(of exchange: Exchange, code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        if code == CURLE_OK {
+            var status = 0
+            if let easy = exchange.easy { _ = ccurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+            return .success(HTTPResponse(status: status, headers: exchange.headers, body: exchange.body))
+        }
+        if exchange.overLimit { return .failure(.bodyTooLarge(limit: exchange.maxBodyBytes)) }
+        let text = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+            return .failure(.cannotConnect(text))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(.timedOut)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .failure(.tls(text))
+        default:
+            return .failure(.failed(text))
+        }
+    }
+
+    private func finish(_ id: Int, _ result: Result<HTTPResponse, TransportError>) {
+        guard let exchange = active.removeValue(forKey: id) else { return }
+        if let easy = exchange.easy {
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+        }
+        curl_slist_free_all(exchange.headerList)
+        exchange.completion(result)
+    }
+}

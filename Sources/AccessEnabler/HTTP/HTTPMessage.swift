@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// One HTTP request as the backends build it. Header names keep Adobe's spelling.
+package struct HTTPRequest: Sendable {
+    package var method: String
+    package var url: String
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]?
+
+    package init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    package func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
+
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    package func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.last { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// The media type without parameters, lower-cased ("application/json").
+    package var mediaType: String? {
+        header("Content-Type")?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
+    }
+}
+
+/// Why an exchange produced no HTTP response.
+package enum TransportError: Error, Sendable, Equatable {
+    /// Name resolution or TCP connect failed: the request was not sent.
+    case cannotConnect(String)
+    /// The connect or total timeout passed.
+    case timedOut
+    /// TLS handshake or certificate verification failed.
+    case tls(String)
+    /// The body exceeded the size the client accepts.
+    case bodyTooLarge(limit: Int)
+    /// The connection broke after the request was sent (reset, truncated body, ...).
+    case failed(String)
+    /// The request was cancelled (client destroyed, flow cancelled).
+    case cancelled
+}
+
+/// Sends requests. The default is libcurl; tests use in-memory transports.
+package protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
+    /// Stops every exchange in flight (they end with `.cancelled`) and refuses new ones.
+    func shutdown()
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\r" || last == "\n" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+import FoundationEssentials
+
+/// Sends requests for the backends: paces them within Adobe's throttle, honours 429
+/// (Retry-After, bounded), retries a request that could not even connect, and turns HTTP
+/// answers into typed results or `ServiceError`s.
+package final class RequestExecutor: Sendable {
+    package let transport: any HTTPTransport
+    private let bucket: Locked<TokenBucket>
+    private let logger: Logger
+    private let maxThrottleRetries = 3
+
+    package init(transport: any HTTPTransport, requestsPerSecond: Double, logger: Logger) {
+        self.transport = transport
+        self.bucket = Locked(TokenBucket(perSecond: requestsPerSecond))
+        self.logger = logger
+    }
+
+    package func send(_ request: HTTPRequest, operation: String) async throws(ServiceError) -> HTTPResponse {
+        var throttled = 0
+        var connectRetried = false
+        while true {
+            let wait = bucket.withLock { $0.reserve(nowNanos: monotonicNanos()) }
+            if wait > 0 { try await Self.sleep(nanoseconds: wait) }
+            if Task.isCancelled { throw .transport(.cancelled) }
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request)
+            } catch {
+                if case .cannotConnect = error, !connectRetried {
+                    // The request was never sent: trying again once is safe for every method.
+                    connectRetried = true
+                    logger.warning("\(operation): \(error.summary); retrying once")
+                    try await Self.sleep(nanoseconds: 250_000_000)
+                    continue
+                }
+                throw .transport(error)
+            }
+            logger.debug("\(request.method) \(operation) -> \(response.status)")
+            guard response.status == 429 else { return response }
+            bucket.withLock { $0.drain(nowNanos: monotonicNanos()) }
+            guard throttled < maxThrottleRetries else { throw .throttled }
+            throttled += 1
+            let seconds = response.header("Retry-After").flatMap { Int($0[...].trimmingSpaces()) } ?? 1
+            logger.warning("\(operation): throttled (429); waiting \(max(1, seconds)) s")
+            try await Self.sleep(nanoseconds: UInt64(min(max(1, seconds), 60)) * 1_000_000_000)
+        }
+    }
+
+    /// Cancellable sleep: a cancelled task ends the call with `.transport(.cancelled)`.
+    package static func sleep(nanoseconds: UInt64) async throws(ServiceError) {
+        do { try await Task.sleep(nanoseconds: nanoseconds) } catch { throw .transport(.cancelled) }
+    }
+
+    /// Decodes a success answer, or turns an error answer into a `ServiceError`.
+    package static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, operation: String)
+        throws(ServiceError) -> T
+    {
+        guard (200..<300).contains(response.status) else { throw failure(from: response) }
+        guard let mediaType = response.mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json")
+        else {
+            throw .malformed(operation: operation, detail: "content type \(response.mediaType ?? "none")")
+        }
+        do {
+            return try JSON.decode(type, from: response.body)
+        } catch let error as DecodingError {
+            throw .malformed(operation: operation, detail: Self.describe(error))
+        } catch {
+            throw .malformed(operation: operation, detail: "not JSON")
+        }
+    }
+
+    /// The error an HTTP error answer carries: Adobe's enhanced error, DCR's OAuth error, or none.
+    package static func failure(from response: HTTPResponse) -> ServiceError {
+        if response.status == 429 { return .throttled }
+        if response.mediaType?.contains("json") == true,
+            let body = try? JSON.decode(JSONValue.self, from: response.body)
+        {
+            if body["code"]?.stringValue != nil, let error = try? JSON.decode(EnhancedError.self, from: response.body) {
+                return .enhanced(error, httpStatus: response.status)
+            }
+            if let code = body["error"]?.stringValue { return .registration(code: code, httpStatus: response.status) }
+        }
+        return .http(status: response.status)
+    }
+
+    /// Names the JSON path of a decoding failure, never the values (they may be secrets).
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "body" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context)): missing \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)): wrong type"
+        case .dataCorrupted(let context): return "\(path(context)): invalid JSON"
+        @unknown default: return "invalid JSON"
+        }
+    }
+}

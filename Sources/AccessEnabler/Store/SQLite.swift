@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+import CSQLite
+import Glibc
+
+/// Errors of the token store; the message names the SQLite error, never a stored value.
+package struct StoreError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A bound SQL value.
+enum SQLValue {
+    case text(String)
+    case integer(Int64)
+    case null
+}
+
+/// A thin SQLite connection: prepared statements, typed binds, transactions.
+/// Not thread-safe by itself; `TokenStore` serializes access.
+final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+
+    init(path: String) throws(StoreError) {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw StoreError("cannot open the store (\(message))")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(_ sql: String) throws(StoreError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(error)
+            throw StoreError(message)
+        }
+    }
+
+    /// Runs `sql` with `values` bound and returns every row (columns as text or integer).
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw lastError() }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, csqlite_transient())
+            case .integer(let number): sqlite3_bind_int64(statement, position, number)
+            case .null: sqlite3_bind_null(statement, position)
+            }
+        }
+        var rows: [[SQLValue]] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw lastError() }
+            rows.append((0..<sqlite3_column_count(statement)).map { column in
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                case SQLITE_NULL: .null
+                default: .text(String(cString: sqlite3_column_text(statement, column)))
+                }
+            })
+        }
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction (the write lock is taken up front, so concurrent
+    /// writers from other processes wait on busy_timeout instead of failing mid-transaction).
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func lastError() -> StoreError {
+        StoreError("\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))")
+    }
+}
+
+extension SQLValue {
+    var text: String? { if case .text(let value) = self { value } else { nil } }
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Which step of a call failed: flows name registration and token failures (R400, R401)
+/// apart from failures of the call itself.
+package struct CallFailure: Error, Sendable {
+    package enum Stage: Sendable { case registration, accessToken, call }
+    package var stage: Stage
+    package var error: ServiceError
+
+    package init(_ stage: Stage, _ error: ServiceError) {
+        self.stage = stage
+        self.error = error
+    }
+
+    package var isCancellation: Bool { error.isCancellation }
+}
+
+/// Dynamic Client Registration: client credentials (cached for good, in the store) and the
+/// access token (cached until it expires). Concurrent callers share one refresh.
+package actor AccessTokenProvider {
+    /// Renew this long before the token's expiry, so a request never starts with a dying token.
+    private static let expiryMarginMillis: Int64 = 60_000
+
+    private let executor: RequestExecutor
+    private let store: TokenStore
+    private let scope: StoreScope
+    private let baseURL: String
+    private let softwareStatement: String
+    private let redirectURL: String
+    private let context: @Sendable () -> DeviceContext
+    private let clock: any WallClock
+    private let logger: Logger
+
+    private var loaded = false
+    private var credentials: ClientCredentials?
+    private var token: (value: String, expiresAt: Int64)?
+    private var refresh: Task<String, any Error>?
+
+    package init(executor: RequestExecutor, store: TokenStore, scope: StoreScope, baseURL: String,
+                 softwareStatement: String, redirectURL: String, context: @escaping @Sendable () -> DeviceContext,
+                 clock: any WallClock, logger: Logger)
+    {
+        self.executor = executor
+        self.store = store
+        self.scope = scope
+        self.baseURL = baseURL
+        self.softwareStatement = softwareStatement
+        self.redirectURL = redirectURL
+        self.context = context
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// True when credentials and an unexpired token are at hand (no request needed).
+    package func isFresh() -> Bool {
+        loadFromStore()
+        guard let token else { return false }
+        return token.expiresAt - Self.expiryMarginMillis > clock.nowMillis()
+    }
+
+    /// A valid access token: cached, or fetched (registering first when there are no credentials).
+    package func accessToken() async throws(CallFailure) -> String {
+        loadFromStore()
+        if let token, token.expiresAt - Self.expiryMarginMillis > clock.nowMillis() { return token.value }
+        let task: Task<String, any Error>
+        if let refresh {
+            task = refresh
+        } else {
+            task = Task { try await self.fetchToken() }
+            refresh = task
+        }
+        do {
+            let value = try await task.value
+            if refresh == task { refresh = nil }
+            return value
+        } catch {
+            if refresh == task { refresh = nil }
+            throw (error as? CallFailure) ?? CallFailure(.accessToken, .transport(.cancelled))
+        }
+    }
+
+    /// Drops `value` after Adobe rejected it (401), so the next call fetches a new one.
+    package func invalidate(_ value: String) {
+        guard token?.value == value else { return }
+        token = nil
+        try? store.deleteAccessToken(scope, token: value)
+    }
+
+    /// Runs `call` with a valid token; on a 401 gets a new token and tries once more.
+    package nonisolated func withToken<T: Sendable>(
+        _ call: @Sendable (String) async throws(ServiceError) -> T
+    ) async throws(CallFailure) -> T {
+        let first = try await accessToken()
+        do {
+            return try await call(first)
+        } catch .enhanced(let error, 401) {
+            logger.info("access token rejected (\(error.code)); renewing once")
+        } catch .http(401) {
+            logger.info("access token rejected (401); renewing once")
+        } catch {
+            throw CallFailure(.call, error)
+        }
+        await invalidate(first)
+        let second = try await accessToken()
+        do { return try await call(second) } catch { throw CallFailure(.call, error) }
+    }
+
+    private func loadFromStore() {
+        guard !loaded else { return }
+        loaded = true
+        guard let (stored, storedBase) = try? store.credentials(scope) else { return }
+        guard storedBase == baseURL else {
+            logger.info("stored client credentials belong to another service URL; registering anew")
+            return
+        }
+        credentials = stored
+        if let saved = try? store.accessToken(scope, clientID: stored.clientID) {
+            token = (saved.token, saved.expiresAt)
+        }
+    }
+
+    private func fetchToken() async throws(CallFailure) -> String {
+        var current: ClientCredentials
+        if let credentials { current = credentials } else { current = try await register() }
+        do {
+            return try await requestToken(current)
+        } catch let failure where isInvalidClient(failure.error) {
+            // Adobe no longer knows these credentials: register again (profiles die with them).
+            logger.warning("client credentials rejected (invalid_client); registering again")
+            try? store.deleteCredentials(scope, clientID: current.clientID)
+            credentials = nil
+            current = try await register()
+            return try await requestToken(current)
+        }
+    }
+
+    private func isInvalidClient(_ error: ServiceError) -> Bool {
+        if case .registration("invalid_client", _) = error { true } else { false }
+    }
+
+    private func register() async throws(CallFailure) -> ClientCredentials {
+        let body = JSON.data(["software_statement": softwareStatement, "redirect_uri": redirectURL])
+        let request = HTTPRequest(
+            method: "POST", url: baseURL + "/o/client/register",
+            headers: [
+                ("Content-Type", "application/json;charset=utf-8"), ("Accept", "application/json;charset=utf-8"),
+                ("X-Device-Info", context().deviceInfo),
+            ], body: body)
+        do {
+            let response = try await executor.send(request, operation: "register")
+            let credentials = try RequestExecutor.decode(ClientCredentials.self, from: response, operation: "register")
+            self.credentials = credentials
+            token = nil
+            do { try store.saveCredentials(scope, credentials, baseURL: baseURL) } catch {
+                logger.error("cannot store client credentials: \(error)")
+            }
+            logger.info("registered the application (DCR)")
+            return credentials
+        } catch {
+            throw CallFailure(.registration, error)
+        }
+    }
+
+    private func requestToken(_ credentials: ClientCredentials) async throws(CallFailure) -> String {
+        // Adobe's docs send these as a form body; the OpenAPI file's query parameters would put the
+        // client secret in URLs and logs (erratum E12 of reference/openapi/NOTICE.md).
+        let form = Encoding.form([
+            ("client_id", credentials.clientID), ("client_secret", credentials.clientSecret),
+            ("grant_type", "client_credentials"),
+        ])
+        let request = HTTPRequest(
+            method: "POST", url: baseURL + "/o/client/token",
+            headers: [
+                ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json;charset=utf-8"),
+                ("X-Device-Info", context().deviceInfo),
+            ], body: Array(form.utf8))
+        let sentAt = clock.nowMillis()
+        do {
+            let response = try await executor.send(request, operation: "token")
+            let answer = try RequestExecutor.decode(AccessTokenResponse.self, from: response, operation: "token")
+            let expiresAt = sentAt + (answer.expiresIn ?? 3600) * 1000
+            token = (answer.accessToken, expiresAt)
+            do {
+                try store.saveAccessToken(scope, clientID: credentials.clientID, token: answer.accessToken,
+                                          expiresAt: expiresAt)
+            } catch {
+                logger.error("cannot store the access token: \(error)")
+            }
+            return answer.accessToken
+        } catch {
+            throw CallFailure(.accessToken, error)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Adobe's Enhanced Error Code object, top-level (the whole body) or item-level (in a decision).
+/// `status` 0 marks errors the SDK produced itself (as AccessEnabler's preauthorize does).
+public struct EnhancedError: Error, Sendable, Hashable, Codable {
+    public var status: Int
+    public var code: String
+    public var action: String?
+    public var message: String?
+    public var details: String?
+    public var helpUrl: String?
+    public var trace: String?
+
+    public init(status: Int, code: String, action: String? = nil, message: String? = nil, details: String? = nil,
+                helpUrl: String? = nil, trace: String? = nil) {
+        self.status = status
+        self.code = code
+        self.action = action
+        self.message = message
+        self.details = details
+        self.helpUrl = helpUrl
+        self.trace = trace
+    }
+
+    private enum CodingKeys: String, CodingKey { case status, code, action, message, details, helpUrl, trace }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(String.self, forKey: .code)
+        status = Int(try container.decodeIfPresent(JSONValue.self, forKey: .status)?.int64Value ?? 0)
+        action = try container.decodeIfPresent(String.self, forKey: .action)
+        // The OpenAPI file types `message` as an object (erratum E2); every documented error has a string.
+        message = try container.decodeIfPresent(JSONValue.self, forKey: .message).map { $0.stringValue ?? $0.jsonText }
+        details = try? container.decodeIfPresent(String.self, forKey: .details)
+        helpUrl = try? container.decodeIfPresent(String.self, forKey: .helpUrl)
+        trace = try? container.decodeIfPresent(String.self, forKey: .trace)
+    }
+
+    /// SDK-side failures, named as AccessEnabler's preauthorize API names them.
+    static func sdk(_ code: String, action: String, message: String) -> EnhancedError {
+        EnhancedError(status: 0, code: code, action: action, message: message)
+    }
+}
+
+/// Why a service call failed. Transient errors (network, throttling, 5xx) leave stored state
+/// alone; Adobe's answers (enhanced errors, DCR errors) are decisions the flows act on.
+package enum ServiceError: Error, Sendable {
+    case transport(TransportError)
+    /// 429 after the SDK's bounded retries.
+    case throttled
+    /// Adobe answered with an Enhanced Error Code (top-level).
+    case enhanced(EnhancedError, httpStatus: Int)
+    /// DCR's OAuth-style error `{"error": "invalid_client"}`.
+    case registration(code: String, httpStatus: Int)
+    /// An HTTP error status without a usable error body.
+    case http(status: Int)
+    /// A success status whose body is not what the API documents.
+    case malformed(operation: String, detail: String)
+
+    /// The enhanced error to show the host (SDK-side ones for transport and format problems).
+    package var enhancedError: EnhancedError {
+        switch self {
+        case .enhanced(let error, _): error
+        case .registration(let code, let status):
+            EnhancedError(status: status, code: code, action: "application-registration",
+                          message: "Dynamic client registration answered \(code).")
+        case .transport(.cancelled):
+            .sdk("request_cancelled", action: "none", message: "The request was cancelled.")
+        case .transport(let error):
+            .sdk("network_error", action: "retry", message: "Network error: \(error.summary).")
+        case .throttled:
+            .sdk("too_many_requests", action: "retry", message: "Adobe throttled the device (HTTP 429).")
+        case .http(let status):
+            EnhancedError(status: status, code: "http_\(status)", action: status >= 500 ? "retry" : "none",
+                          message: "HTTP \(status) without an error body.")
+        case .malformed(let operation, let detail):
+            .sdk("server_response_format_unknown", action: "none",
+                 message: "Unexpected \(operation) answer: \(detail).")
+        }
+    }
+
+    /// The HTTP status behind the error, 0 when there was no response.
+    package var httpStatus: Int {
+        switch self {
+        case .enhanced(_, let status), .registration(_, let status): status
+        case .http(let status): status
+        case .throttled: 429
+        case .transport, .malformed: 0
+        }
+    }
+
+    package var isCancellation: Bool {
+        if case .transport(.cancelled) = self { true } else { false }
+    }
+}
+
+extension TransportError {
+    package var summary: String {
+        switch self {
+        case .cannotConnect(let text): "cannot connect (\(text))"
+        case .timedOut: "timed out"
+        case .tls(let text): "TLS failure (\(text))"
+        case .bodyTooLarge(let limit): "answer larger than \(limit) bytes"
+        case .failed(let text): text
+        case .cancelled: "cancelled"
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// REST API V2: one method per endpoint the SDK uses, each building the request exactly as
+/// Adobe's OpenAPI file lists it (required headers, content types) and decoding the answer.
+package struct V2Backend: Sendable {
+    package let executor: RequestExecutor
+    package let tokens: AccessTokenProvider
+    /// Service host without a trailing slash, e.g. "https://sp.auth.adobe.com".
+    package let baseURL: String
+    package let context: @Sendable () -> DeviceContext
+
+    package init(executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
+                 context: @escaping @Sendable () -> DeviceContext)
+    {
+        self.executor = executor
+        self.tokens = tokens
+        self.baseURL = baseURL
+        self.context = context
+    }
+
+    /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
+    private func headers(token: String, device: Bool, visitor: Bool = true, contentType: String? = nil)
+        -> [(name: String, value: String)]
+    {
+        let context = context()
+        var headers: [(name: String, value: String)] = [
+            ("Authorization", "Bearer " + token), ("Accept", "application/json;charset=utf-8"),
+        ]
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        if device {
+            headers.append(("AP-Device-Identifier", context.deviceIdentifier))
+            headers.append(("X-Device-Info", context.deviceInfo))
+        }
+        if visitor, let visitorID = context.visitorID { headers.append(("AP-Visitor-Identifier", visitorID)) }
+        return headers
+    }
+
+    private func path(_ segments: String...) -> String {
+        baseURL + "/api/v2/" + segments.map(Encoding.percentEncode).joined(separator: "/")
+    }
+
+    /// An absolute URL for a relative one from Adobe's answers (`/api/v2/authenticate/...`).
+    package func absolute(_ url: String) -> String {
+        url.hasPrefix("http://") || url.hasPrefix("https://") ? url : baseURL + (url.hasPrefix("/") ? "" : "/") + url
+    }
+
+    private func call<T: Decodable & Sendable>(
+        _ operation: String, _ type: T.Type, _ build: @escaping @Sendable (String) -> HTTPRequest
+    ) async throws(CallFailure) -> T {
+        let executor = executor
+        return try await tokens.withToken { token throws(ServiceError) in
+            let response = try await executor.send(build(token), operation: operation)
+            return try RequestExecutor.decode(type, from: response, operation: operation)
+        }
+    }
+
+    // MARK: Configuration
+
+    package func configuration(_ requestor: String) async throws(CallFailure) -> RequestorConfiguration {
+        let profile = context().applicationProfile.map { "?profile=" + Encoding.percentEncode($0) }
+        let url = path(requestor, "configuration") + (profile ?? "")
+        let answer = try await call("configuration", ConfigurationAnswer.self) { token in
+            // The configuration operation lists no device or visitor headers.
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: false, visitor: false))
+        }
+        return answer.configuration(requestorID: requestor)
+    }
+
+    // MARK: Profiles
+
+    package func profiles(_ requestor: String) async throws(CallFailure) -> [Profile] {
+        let url = path(requestor, "profiles")
+        return try await call("profiles", ProfilesAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+        }.profiles
+    }
+
+    package func profile(_ requestor: String, mvpd: String) async throws(CallFailure) -> Profile? {
+        let url = path(requestor, "profiles", mvpd)
+        return try await call("profiles/{mvpd}", ProfilesAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+        }.profiles.first { $0.mvpd == mvpd }
+    }
+
+    /// The profile created through `code` (nil while the viewer has not finished logging in).
+    package func profile(_ requestor: String, code: String) async throws(CallFailure) -> Profile? {
+        let url = path(requestor, "profiles", "code", code)
+        return try await call("profiles/code", ProfilesAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: false))
+        }.profiles.first
+    }
+
+    // MARK: Sessions
+
+    package func createSession(_ requestor: String, mvpd: String, domainName: String, redirectURL: String)
+        async throws(CallFailure) -> SessionAnswer
+    {
+        let url = path(requestor, "sessions")
+        let body = Array(Encoding.form([("mvpd", mvpd), ("domainName", domainName), ("redirectUrl", redirectURL)]).utf8)
+        return try await call("sessions", SessionAnswer.self) { token in
+            HTTPRequest(method: "POST", url: url,
+                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded"),
+                        body: body)
+        }
+    }
+
+    package func resumeSession(_ requestor: String, code: String, parameters: [(String, String)])
+        async throws(CallFailure) -> SessionAnswer
+    {
+        let url = path(requestor, "sessions", code)
+        let body = Array(Encoding.form(parameters).utf8)
+        return try await call("sessions/{code}", SessionAnswer.self) { token in
+            HTTPRequest(method: "POST", url: url,
+                        headers: headers(token: token, device: false, contentType: "application/x-www-form-urlencoded"),
+                        body: body)
+        }
+    }
+
+    // MARK: Decisions
+
+    package func preauthorize(_ requestor: String, mvpd: String, resources: [String]) async throws(CallFailure)
+        -> [Decision]
+    {
+        try await decisions("preauthorize", requestor, mvpd, resources)
+    }
+
+    package func authorize(_ requestor: String, mvpd: String, resources: [String]) async throws(CallFailure)
+        -> [Decision]
+    {
+        try await decisions("authorize", requestor, mvpd, resources)
+    }
+
+    private func decisions(_ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String])
+        async throws(CallFailure) -> [Decision]
+    {
+        let url = path(requestor, "decisions", kind, mvpd)
+        let body = JSON.data(["resources": resources])
+        return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
+            HTTPRequest(method: "POST", url: url,
+                        headers: headers(token: token, device: true, contentType: "application/json;charset=utf-8"),
+                        body: body)
+        }.decisions
+    }
+
+    // MARK: Logout
+
+    package func logout(_ requestor: String, mvpd: String, redirectURL: String) async throws(CallFailure)
+        -> [String: LogoutAction]
+    {
+        let url = path(requestor, "logout", mvpd) + "?redirectUrl=" + Encoding.percentEncode(redirectURL)
+        return try await call("logout", LogoutAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+        }.logouts
+    }
+}

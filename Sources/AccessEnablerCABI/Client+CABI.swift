@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// ae_client: handles, create/destroy, and the AccessEnabler calls. Each thunk converts its
+// arguments, forwards to the Swift facade and converts the outcome to a status code.
+public import CAccessEnabler
+import AccessEnabler
+
+/// A C client: the facade plus the delegate bridge it calls (kept alive here; the facade's
+/// delegate references are weak).
+final class CClient: Sendable {
+    let enabler: AccessEnabler
+    let bridge: DelegateBridge
+
+    init(enabler: AccessEnabler, bridge: DelegateBridge) {
+        self.enabler = enabler
+        self.bridge = bridge
+    }
+}
+
+/// Handles are numbers, never addresses: a destroyed or made-up handle is a failed lookup
+/// (AE_E_INVALID_HANDLE), not a use after free. Numbers are never reused.
+enum Registry {
+    private static let state = Locked<(next: UInt, clients: [UInt: CClient])>((0x1000, [:]))
+
+    static func add(_ client: CClient) -> OpaquePointer {
+        let handle = state.withLock { state -> UInt in
+            let handle = state.next
+            state.next += 0x10
+            state.clients[handle] = client
+            return handle
+        }
+        return OpaquePointer(bitPattern: handle)!
+    }
+
+    static func client(_ handle: OpaquePointer?) throws(AccessEnablerError) -> CClient {
+        guard let handle else { throw .invalidHandle("client is NULL") }
+        guard let client = state.withLock({ $0.clients[UInt(bitPattern: handle)] }) else {
+            throw .invalidHandle("unknown or destroyed client handle")
+        }
+        return client
+    }
+
+    static func remove(_ handle: OpaquePointer) -> CClient? {
+        state.withLock { $0.clients.removeValue(forKey: UInt(bitPattern: handle)) }
+    }
+}
+
+private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(AccessEnablerError) -> Void) -> Int32 {
+    status { () throws(AccessEnablerError) in try body(try Registry.client(handle).enabler) }
+}
+
+@c @implementation
+public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: UnsafePointer<ae_delegate>?,
+                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+{
+    out?.pointee = nil
+    return status { () throws(AccessEnablerError) in
+        guard let out else { throw .invalidArgument("out is NULL") }
+        guard let config else { throw .invalidArgument("config is NULL") }
+        guard let delegate else { throw .invalidArgument("delegate is NULL") }
+        guard delegate.pointee.version == UInt32(AE_DELEGATE_VERSION) else {
+            throw .unsupportedVersion("ae_delegate version \(delegate.pointee.version) is not supported "
+                + "(this library knows \(AE_DELEGATE_VERSION))")
+        }
+        let settings = try ConfigReader.settings(config.pointee)
+        let enabler = try AccessEnabler(settings: settings)
+        let bridge = DelegateBridge(delegate.pointee)
+        enabler.delegate = bridge
+        enabler.statusDelegate = bridge
+        out.pointee = Registry.add(CClient(enabler: enabler, bridge: bridge))
+    }
+}
+
+@c @implementation
+public func ae_client_destroy(_ client: OpaquePointer?) {
+    guard let client, let removed = Registry.remove(client) else { return }
+    removed.enabler.shutdown()
+}
+
+@c @implementation
+public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePointer<CChar>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in
+        guard let options = try CInput.json(options_json, "options_json").objectValue else {
+            throw .invalidArgument("options_json must be a JSON object")
+        }
+        try enabler.setOptions(options)
+    }
+}
+
+@c @implementation
+public func ae_set_requestor(_ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
+                             _ service_providers_json: UnsafePointer<CChar>?) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        let id = try CInput.string(requestor_id, "requestor_id")
+        let providers = service_providers_json == nil
+            ? nil : try CInput.stringArray(service_providers_json, "service_providers_json")
+        try enabler.setRequestor(id, serviceProviders: providers)
+    }
+}
+
+@c @implementation
+public func ae_check_authentication(_ client: OpaquePointer?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in try enabler.checkAuthentication() }
+}
+
+@c @implementation
+public func ae_get_authentication(_ client: OpaquePointer?, _ force_authn: Int32, _ data_json: UnsafePointer<CChar>?,
+                                  _ filter_json: UnsafePointer<CChar>?) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        let data = try CInput.optionalJSON(data_json, "data_json")
+        let filter = try CInput.optionalJSON(filter_json, "filter_json")
+        try enabler.getAuthentication(forceAuthn: force_authn != 0, withData: data, andFilter: filter)
+    }
+}
+
+@c @implementation
+public func ae_set_selected_provider(_ client: OpaquePointer?, _ mvpd_id: UnsafePointer<CChar>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in
+        try enabler.setSelectedProvider(try CInput.optionalString(mvpd_id, "mvpd_id"))
+    }
+}
+
+@c @implementation
+public func ae_get_selected_provider(_ client: OpaquePointer?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in try enabler.getSelectedProvider() }
+}
+
+@c @implementation
+public func ae_check_authorization(_ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
+                                   _ data_json: UnsafePointer<CChar>?) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        try enabler.checkAuthorization(try CInput.string(resource, "resource"),
+                                       withData: try CInput.optionalJSON(data_json, "data_json"))
+    }
+}
+
+@c @implementation
+public func ae_get_authorization(_ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
+                                 _ data_json: UnsafePointer<CChar>?) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        try enabler.getAuthorization(try CInput.string(resource, "resource"),
+                                     withData: try CInput.optionalJSON(data_json, "data_json"))
+    }
+}
+
+@c @implementation
+public func ae_check_preauthorized_resources(_ client: OpaquePointer?, _ resources_json: UnsafePointer<CChar>?,
+                                             _ cache: Int32) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        try enabler.checkPreauthorizedResources(try CInput.stringArray(resources_json, "resources_json"), cache: cache != 0)
+    }
+}
+
+@c @implementation
+public func ae_get_metadata(_ client: OpaquePointer?, _ key_json: UnsafePointer<CChar>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in
+        guard let key = MetadataKey(json: try CInput.json(key_json, "key_json")) else {
+            throw .invalidArgument("key_json must be {\"opCode\": 0-3} with resource_id (1) or user_metadata_name (3)")
+        }
+        try enabler.getMetadata(key)
+    }
+}
+
+@c @implementation
+public func ae_logout(_ client: OpaquePointer?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in try enabler.logout() }
+}
+
+@c @implementation
+public func ae_handle_external_url(_ client: OpaquePointer?, _ url: UnsafePointer<CChar>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in try enabler.handleExternalURL(try CInput.string(url, "url")) }
+}
+
+@c @implementation
+public func ae_preauthorize(_ client: OpaquePointer?, _ request_json: UnsafePointer<CChar>?,
+                            _ callback: ae_preauthorize_fn?, _ user_data: UnsafeMutableRawPointer?) -> Int32
+{
+    call(client) { enabler throws(AccessEnablerError) in
+        guard let callback else { throw .invalidArgument("callback is NULL") }
+        guard let request = PreauthorizeRequest(json: try CInput.json(request_json, "request_json")) else {
+            throw .invalidArgument("request_json must be {\"resources\": [non-empty strings], \"disableFeatures\"?: "
+                + "[\"LOCAL_CACHE\" | \"REMOTE_CACHE\"]}")
+        }
+        let userData = HostPointer(raw: user_data)
+        try enabler.preauthorize(request) { response in
+            response.jsonText.withCString { callback($0, userData.raw) }
+        }
+    }
+}

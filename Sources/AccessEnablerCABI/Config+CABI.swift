@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// ae_config / ae_delegate: initialisers, version checks, and reading a config into Settings.
+public import CAccessEnabler
+import AccessEnabler
+
+@c @implementation
+public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let config else { throw .invalidArgument("config is NULL") }
+        config.pointee = ae_config()
+        config.pointee.version = UInt32(AE_CONFIG_VERSION)
+        config.pointee.api_generation = Int32(AE_API_V2)
+        config.pointee.login_mode = Int32(AE_LOGIN_SECOND_SCREEN)
+        config.pointee.log_level = Int32(AE_LOG_ERROR)
+    }
+}
+
+@c @implementation
+public func ae_delegate_init(_ delegate: UnsafeMutablePointer<ae_delegate>?) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let delegate else { throw .invalidArgument("delegate is NULL") }
+        delegate.pointee = ae_delegate()
+        delegate.pointee.version = UInt32(AE_DELEGATE_VERSION)
+    }
+}
+
+/// A user_data pointer the host owns; the SDK only passes it back.
+struct HostPointer: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer?
+}
+
+enum ConfigReader {
+    /// `ae_config` (version 1) → Settings. Field names in messages are the header's.
+    static func settings(_ config: ae_config) throws(AccessEnablerError) -> Settings {
+        guard config.version == UInt32(AE_CONFIG_VERSION) else {
+            throw .unsupportedVersion("ae_config version \(config.version) is not supported (this library knows \(AE_CONFIG_VERSION))")
+        }
+        var settings = Settings(softwareStatement: try CInput.string(config.software_statement, "software_statement"))
+        if let baseURL = try CInput.optionalString(config.base_url, "base_url") { settings.baseURL = baseURL }
+        switch config.api_generation {
+        case 0, Int32(AE_API_V2): break
+        case Int32(AE_API_V1): throw .invalidArgument("api_generation: REST API V1 is not available in this version")
+        default: throw .invalidArgument("api_generation \(config.api_generation) is unknown")
+        }
+        settings.storagePath = try CInput.optionalString(config.storage_path, "storage_path")
+        if let info = try CInput.optionalJSON(config.device_info_json, "device_info_json") {
+            guard let object = info.objectValue else { throw .invalidArgument("device_info_json must be a JSON object") }
+            settings.deviceInfo = object
+        }
+        settings.deviceID = try CInput.optionalString(config.device_id, "device_id")
+        if let redirect = try CInput.optionalString(config.redirect_url, "redirect_url") { settings.redirectURL = redirect }
+        settings.domainName = try CInput.optionalString(config.domain_name, "domain_name")
+        settings.activationURL = try CInput.optionalString(config.activation_url, "activation_url")
+        guard let mode = LoginMode(rawValue: config.login_mode) else {
+            throw .invalidArgument("login_mode \(config.login_mode) is unknown")
+        }
+        settings.loginMode = mode
+        settings.pollIntervalMillis = max(1_000, try positive(config.poll_interval_ms, "poll_interval_ms", default: 4_000))
+        settings.preauthorizeLimit = try positive(config.preauthorize_limit, "preauthorize_limit", default: 5)
+        settings.connectTimeoutMillis = try positive(config.connect_timeout_ms, "connect_timeout_ms", default: 10_000)
+        settings.requestTimeoutMillis = try positive(config.request_timeout_ms, "request_timeout_ms", default: 30_000)
+        switch config.max_requests_per_second {
+        case 0: settings.requestsPerSecond = 1
+        case -1: settings.requestsPerSecond = 0
+        case 1...: settings.requestsPerSecond = Double(config.max_requests_per_second)
+        default: throw .invalidArgument("max_requests_per_second must be -1, 0 or positive")
+        }
+        guard let level = LogLevel(rawValue: config.log_level) else {
+            throw .invalidArgument("log_level \(config.log_level) is unknown")
+        }
+        settings.logLevel = level
+        if let log = config.log {
+            let userData = HostPointer(raw: config.log_user_data)
+            settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }
+        }
+        return settings
+    }
+
+    private static func positive(_ value: Int32, _ name: String, default fallback: Int) throws(AccessEnablerError) -> Int {
+        guard value >= 0 else { throw .invalidArgument("\(name) must not be negative") }
+        return value == 0 ? fallback : Int(value)
+    }
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ccurl.h"
+#include <pthread.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static CURLcode init_result = CURLE_OK;
+static void init(void) { init_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+CURLcode ccurl_global_init_once(void) {
+    pthread_once(&once, init);
+    return init_result;
+}
+
+CURLcode ccurl_setopt_long(CURL *easy, CURLoption option, long value) { return curl_easy_setopt(easy, option, value); }
+CURLcode ccurl_setopt_string(CURL *easy, CURLoption option, const char *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value) { return curl_easy_setopt(easy, option, value); }
+CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn) {
+    return curl_easy_setopt(easy, option, fn);
+}
+CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out) { return curl_easy_getinfo(easy, info, out); }
+CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out) { return curl_easy_getinfo(easy, info, out); }

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// Typed wrappers over libcurl's variadic curl_easy_setopt/curl_easy_getinfo, which Swift cannot call.
+#ifndef CCURL_H
+#define CCURL_H
+#include <curl/curl.h>
+
+typedef size_t (*ccurl_data_fn)(char *data, size_t size, size_t count, void *user_data);
+
+/// curl_global_init once per process (thread-safe through pthread_once). Returns CURLE_OK or the error.
+CURLcode ccurl_global_init_once(void);
+
+CURLcode ccurl_setopt_long(CURL *easy, CURLoption option, long value);
+CURLcode ccurl_setopt_string(CURL *easy, CURLoption option, const char *value);
+CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value);
+CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn);
+CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out);
+CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out);
+#endif
