@@ -62,7 +62,9 @@ public struct Settings: Sendable {
         } else {
             host = hostPort.prefix { $0 != ":" }
         }
-        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        let ipv4Loopback = octets.count == 4 && !octets.contains(nil) && octets[0] == 127
+        let loopback = host == "localhost" || host == "::1" || ipv4Loopback
         return loopback ? nil : "plain http is allowed for loopback addresses only"
     }
 }

@@ -1,0 +1,103 @@
+"""The request pipeline: route -> throttle -> latency -> handler (under the state lock) -> log.
+
+Every step is a small method of `App`, so per-endpoint fault injection (latency, 5xx, 429,
+malformed JSON, connection resets...) can later be added as one more step in `_answer`,
+keyed by `route.operation`, without touching the handlers.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from typing import Any
+
+from .errors import ApiError, HttpError
+from .login import run_due_auto_logins
+from .requestlog import RequestLog
+from .routes import Match, Route, build_routes, resolve
+from .state import State, now_ms
+from .throttle import TOO_MANY_REQUESTS_HTML, device_key
+from .web import Request, Response, html_response
+
+
+class App:
+    def __init__(self, state: State, log: RequestLog) -> None:
+        self.state = state
+        self.log = log
+        self.routes = build_routes(log)
+
+    def handle(self, req: Request) -> Response:
+        started_ms, started = now_ms(), time.perf_counter()
+        match, req.path_params = resolve(self.routes, req.method, req.path)
+        response = self._answer(req, match)
+        if not self._is_control(req, match):
+            self.log.append(self._log_entry(req, match.route, response, started_ms, started))
+        return response
+
+    def _answer(self, req: Request, match: Match) -> Response:
+        route = match.route
+        if route is None:
+            return self._unrouted(req, match)
+        if route.is_api:
+            throttled = self._throttle(req)
+            if throttled:
+                return throttled
+            self._delay()
+        return self._run(route, req)
+
+    def _unrouted(self, req: Request, match: Match) -> Response:
+        if match.allowed:
+            error = ApiError("method_not_allowed", f"use {', '.join(match.allowed)}",
+                             headers=[("Allow", ", ".join(match.allowed))])
+        else:
+            error = ApiError("not_found", f"no endpoint {req.method} {req.path}")
+        return error.response()
+
+    def _throttle(self, req: Request) -> Response | None:
+        with self.state.lock:
+            if not self.state.config["throttle"]:
+                return None
+            allowed = self.state.buckets.take(device_key(req), time.monotonic())
+        return None if allowed else html_response(429, TOO_MANY_REQUESTS_HTML, [("Retry-After", "1")])
+
+    def _delay(self) -> None:
+        with self.state.lock:
+            latency_ms = self.state.config["latency_ms"]
+        if latency_ms:
+            time.sleep(latency_ms / 1000)
+
+    def _run(self, route: Route, req: Request) -> Response:
+        with self.state.lock:
+            run_due_auto_logins(self.state, now_ms())
+            try:
+                return route.handler(self.state, req)
+            except HttpError as error:
+                return error.response()
+            except Exception:  # a bug in the emulator: answer like Adobe's 500, keep serving
+                traceback.print_exc(file=sys.stderr)
+                return ApiError("internal_server_error").response()
+
+    @staticmethod
+    def _is_control(req: Request, match: Match) -> bool:
+        if match.route is not None:
+            return match.route.is_control
+        return req.path.startswith("/_emulator/")
+
+    @staticmethod
+    def _log_entry(req: Request, route: Route | None, response: Response,
+                   started_ms: int, started: float) -> dict[str, Any]:
+        is_api = route.is_api if route else req.path.startswith(("/api/", "/o/"))
+        return {
+            "t_ms": started_ms,
+            "method": req.method,
+            "path": req.path,
+            "query": req.query,
+            "headers": req.headers_for_log(),
+            "body": req.text() if req.body else None,
+            "status": response.status,
+            "operation": route.operation if route else None,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+            "device": device_key(req) if is_api else None,
+            "client_id": req.client_id,
+        }

@@ -1,0 +1,108 @@
+"""The control API under /_emulator/: inspect and steer the emulator from tests. JSON in and out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .catalog import REQUESTORS
+from .config import ConfigError, merged
+from .errors import ControlError
+from .login import complete_login, default_user_id
+from .requestlog import RequestLog
+from .state import State, now_ms
+from .web import Request, Response, json_response
+
+
+class Control:
+    """Control handlers; they also need the request log, which lives outside `State`."""
+
+    def __init__(self, log: RequestLog) -> None:
+        self.log = log
+
+    def get_log(self, state: State, req: Request) -> Response:
+        since = req.query_params().get("since", ["0"])[0]
+        if not since.lstrip("-").isdigit():
+            raise ControlError(400, "since must be an integer")
+        return json_response(200, {"requests": self.log.since(int(since))})
+
+    def clear_log(self, state: State, req: Request) -> Response:
+        self.log.clear()
+        return json_response(200, {"cleared": True})
+
+    def reset(self, state: State, req: Request) -> Response:
+        state.forget_everything()
+        self.log.clear()
+        return json_response(200, {"reset": True})
+
+
+def _body(req: Request) -> dict[str, Any]:
+    if not req.body:
+        return {}
+    try:
+        body = json.loads(req.text())
+    except ValueError:
+        raise ControlError(400, "the body must be JSON") from None
+    if not isinstance(body, dict):
+        raise ControlError(400, "the body must be a JSON object")
+    return body
+
+
+def get_config(state: State, req: Request) -> Response:
+    return json_response(200, state.config)
+
+
+def set_config(state: State, req: Request) -> Response:
+    try:
+        state.config = merged(state.config, _body(req))
+    except ConfigError as error:
+        raise ControlError(400, str(error)) from None
+    return json_response(200, state.config)
+
+
+def login(state: State, req: Request) -> Response:
+    """Complete the second-screen login of a code, exactly as the HTML form would."""
+    body = _body(req)
+    code, mvpd_id, user_id = body.get("code"), body.get("mvpd"), body.get("userID")
+    if not isinstance(code, str) or not all(v is None or isinstance(v, str) for v in (mvpd_id, user_id)):
+        raise ControlError(400, 'expected {"code": str, "mvpd"?: str, "userID"?: str}')
+    session = state.sessions.get(code)
+    if session is None:
+        raise ControlError(404, f"unknown code {code!r}")
+    now = now_ms()
+    if session.expired(now):
+        raise ControlError(410, f"code {code!r} has expired")
+    mvpd_id = mvpd_id or session.params.get("mvpd")
+    if not mvpd_id:
+        raise ControlError(400, "the session has no mvpd; pass one")
+    if REQUESTORS[session.service_provider].mvpd(mvpd_id) is None:
+        raise ControlError(400, f"{mvpd_id!r} is not an MVPD of {session.service_provider}")
+    profile = complete_login(state, session, mvpd_id, user_id or default_user_id(), now)
+    return json_response(200, {"mvpd": mvpd_id, "profile": profile.to_json()})
+
+
+def expire_access_tokens(state: State, req: Request) -> Response:
+    for token in state.tokens.values():
+        token.revoked = True
+    return json_response(200, {"expired": len(state.tokens)})
+
+
+def invalidate_client(state: State, req: Request) -> Response:
+    client_id = _body(req).get("client_id")
+    client = state.clients.get(client_id) if isinstance(client_id, str) else None
+    if client is None:
+        raise ControlError(404, f"unknown client_id {client_id!r}")
+    client.invalidated = True
+    return json_response(200, {"invalidated": client.client_id})
+
+
+def expire_profiles(state: State, req: Request) -> Response:
+    now = now_ms()
+    for profile in state.profiles.values():
+        profile.not_after = min(profile.not_after, now)
+        profile.not_before = min(profile.not_before, profile.not_after)
+    return json_response(200, {"expired": len(state.profiles)})
+
+
+def get_state(state: State, req: Request) -> Response:
+    return json_response(200, {**state.counts(), "config": state.config})

@@ -1,0 +1,44 @@
+"""Logout API: GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=..."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from . import checks
+from .catalog import Mvpd
+from .errors import ApiError
+from .web import Request, Response, json_response
+from .state import State
+
+
+def logout(state: State, req: Request) -> Response:
+    """getLogoutForMvpdUsingGET: delete the profile and tell the client what to do next."""
+    caller = checks.v2_caller(state, req)
+    device = checks.device_headers(req)
+    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    redirect_url = req.query_params().get("redirectUrl", [""])[0]
+    if not redirect_url:
+        raise ApiError("invalid_parameter_redirect_url", "the redirectUrl query parameter is required")
+    key = caller.profile_key(device.device_id, mvpd.id)
+    profile = state.profiles.pop(key, None)
+    if profile is None or not profile.valid(caller.now):
+        action = {"actionName": "invalid", "actionType": "none", "mvpd": mvpd.id}
+    else:
+        action = _logout_action(req, mvpd, caller.requestor.id, redirect_url)
+    return json_response(200, {"logouts": {mvpd.id: action}})
+
+
+def _logout_action(req: Request, mvpd: Mvpd, sp: str, redirect_url: str) -> dict[str, Any]:
+    if not mvpd.has_logout_endpoint:
+        return {"actionName": "complete", "actionType": "none", "mvpd": mvpd.id}
+    query = urlencode(
+        {"noflash": "true", "mso_id": mvpd.id, "requestor_id": sp, "redirect_url": redirect_url},
+        quote_via=quote,
+    )
+    return {
+        "actionName": "logout",
+        "actionType": "interactive",
+        "mvpd": mvpd.id,
+        "url": f"{req.base_url}/adobe-services/logout?{query}",
+    }

@@ -1,0 +1,42 @@
+"""Profiles APIs: all profiles of a device, the profile of one MVPD, the profile of a code."""
+
+from __future__ import annotations
+
+from . import checks
+from .state import Profile, State
+from .web import Request, Response, json_response
+
+
+def _answer(profiles: list[Profile]) -> Response:
+    return json_response(200, {"profiles": {p.key.mvpd: p.to_json() for p in profiles}})
+
+
+def get_profiles(state: State, req: Request) -> Response:
+    """getProfilesUsingGET_1: unexpired profiles of this client, device and service provider."""
+    caller = checks.v2_caller(state, req)
+    device = checks.device_headers(req)
+    found = [
+        p for p in state.profiles.values()
+        if p.key.client_id == caller.token.client_id
+        and p.key.device_id == device.device_id
+        and p.key.service_provider == caller.requestor.id
+        and p.valid(caller.now)
+    ]
+    return _answer(found)
+
+
+def get_profile_for_mvpd(state: State, req: Request) -> Response:
+    """getProfileForMvpdUsingGET."""
+    caller = checks.v2_caller(state, req)
+    device = checks.device_headers(req)
+    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    profile = state.valid_profile(caller.profile_key(device.device_id, mvpd.id), caller.now)
+    return _answer([profile] if profile else [])
+
+
+def get_profile_for_code(state: State, req: Request) -> Response:
+    """getProfileForCodeUsingGET_1: `{}` until the login through this code completes."""
+    caller = checks.v2_caller(state, req)
+    session = checks.live_session(state, req, caller.now)
+    profile = state.valid_profile(session.profile_key, caller.now) if session.profile_key else None
+    return _answer([profile] if profile else [])

@@ -1,0 +1,96 @@
+"""The route table: method + path template -> handler, with the OpenAPI operationId it serves."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import configuration, control, dcr, decisions, logout, pages, profiles, sessions
+from .requestlog import RequestLog
+from .state import State
+from .throttle import THROTTLED_PREFIXES
+from .web import Request, Response
+
+Handler = Callable[[State, Request], Response]
+
+PAGE = "page"  # `operation` of the browser-facing pages in the request log
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    template: str  # e.g. "/api/v2/{serviceProvider}/sessions/{code}"
+    handler: Handler
+    operation: str | None  # OpenAPI operationId, PAGE, or None for control calls
+    regex: re.Pattern[str] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.template))
+        object.__setattr__(self, "regex", re.compile(f"^{pattern}$"))
+
+    @property
+    def is_control(self) -> bool:
+        return self.operation is None
+
+    @property
+    def is_api(self) -> bool:
+        return self.template.startswith(THROTTLED_PREFIXES)
+
+
+def build_routes(log: RequestLog) -> list[Route]:
+    """Most specific templates first: the first matching template of a path wins."""
+    ctl = control.Control(log)
+    v2 = "/api/v2/{serviceProvider}"
+    return [
+        Route("POST", "/o/client/register", dcr.register, "processSoftwareStatementUsingPOST"),
+        Route("POST", "/o/client/token", dcr.token, "generateAccessTokenUsingPOST"),
+        Route("GET", "/api/v2/authenticate/{serviceProvider}/{code}", sessions.start_authentication,
+              "startAuthenticationUsingGET"),
+        Route("GET", f"{v2}/configuration", configuration.get_configuration, "handleRequestUsingGET"),
+        Route("POST", f"{v2}/sessions", sessions.create_session, "createSessionUsingPOST"),
+        Route("POST", f"{v2}/sessions/{{code}}", sessions.resume_session, "resumeSessionUsingPOST"),
+        Route("GET", f"{v2}/sessions/{{code}}", sessions.get_session, "getSessionStatusUsingGET_1"),
+        Route("GET", f"{v2}/profiles", profiles.get_profiles, "getProfilesUsingGET_1"),
+        Route("GET", f"{v2}/profiles/code/{{code}}", profiles.get_profile_for_code,
+              "getProfileForCodeUsingGET_1"),
+        Route("GET", f"{v2}/profiles/{{mvpd}}", profiles.get_profile_for_mvpd, "getProfileForMvpdUsingGET"),
+        Route("POST", f"{v2}/decisions/preauthorize/{{mvpd}}", decisions.preauthorize,
+              "retrievePreAuthorizeDecisionsForMvpdUsingPOST_1"),
+        Route("POST", f"{v2}/decisions/authorize/{{mvpd}}", decisions.authorize,
+              "retrieveAuthorizeDecisionsForMvpdUsingPOST"),
+        Route("GET", f"{v2}/logout/{{mvpd}}", logout.logout, "getLogoutForMvpdUsingGET"),
+        Route("GET", "/_emulator/mvpd/login", pages.login_page, PAGE),
+        Route("POST", "/_emulator/mvpd/login", pages.login_submit, PAGE),
+        Route("GET", "/_emulator/logos/{file}", pages.logo, PAGE),
+        Route("GET", "/adobe-services/logout", pages.mvpd_logout_page, PAGE),
+        Route("GET", "/_emulator/log", ctl.get_log, None),
+        Route("POST", "/_emulator/log/clear", ctl.clear_log, None),
+        Route("POST", "/_emulator/reset", ctl.reset, None),
+        Route("GET", "/_emulator/config", control.get_config, None),
+        Route("POST", "/_emulator/config", control.set_config, None),
+        Route("POST", "/_emulator/login", control.login, None),
+        Route("POST", "/_emulator/expire-access-tokens", control.expire_access_tokens, None),
+        Route("POST", "/_emulator/invalidate-client", control.invalidate_client, None),
+        Route("POST", "/_emulator/expire-profiles", control.expire_profiles, None),
+        Route("GET", "/_emulator/state", control.get_state, None),
+    ]
+
+
+@dataclass(frozen=True)
+class Match:
+    route: Route | None  # the route to run, None when nothing serves this method + path
+    allowed: tuple[str, ...] = ()  # methods the path supports, when the method is wrong
+
+
+def resolve(routes: list[Route], method: str, path: str) -> tuple[Match, dict[str, str]]:
+    """The route for method + path, and its path parameters."""
+    allowed: list[str] = []
+    for route in routes:
+        found = route.regex.match(path)
+        if not found:
+            continue
+        if route.method == method:
+            return Match(route), found.groupdict()
+        allowed.append(route.method)
+    return Match(None, tuple(dict.fromkeys(allowed))), {}

@@ -1,0 +1,139 @@
+"""Sessions APIs: create, resume, retrieve, and the user-agent authenticate redirect."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from urllib.parse import quote
+
+from . import checks
+from .catalog import REQUESTORS
+from .device import device_object
+from .errors import PageError
+from .state import SESSION_PARAMETERS, Profile, Session, State, now_ms
+from .web import Request, Response, json_response, redirect
+
+# Session `reasonType` when a profile already exists, by profile type (rest-api-v2.md §4.4).
+REASON_BY_PROFILE_TYPE = {
+    "regular": "authenticated",
+    "appleSSO": "authenticatedSSO",
+    "platformSSO": "authenticatedSSO",
+    "serviceTokenSSO": "authenticatedSSO",
+    "temporary": "temporary",
+    "degraded": "degraded",
+}
+
+
+def create_session(state: State, req: Request) -> Response:
+    """createSessionUsingPOST."""
+    caller = checks.v2_caller(state, req)
+    device = checks.device_headers(req)
+    params = checks.form_parameters(req, SESSION_PARAMETERS)
+    sp = caller.requestor.id
+    if "mvpd" in params:
+        checks.mvpd(caller.requestor, params["mvpd"])
+        profile = state.valid_profile(caller.profile_key(device.device_id, params["mvpd"]), caller.now)
+        if profile:
+            return json_response(200, _authorize_answer(sp, profile, str(uuid.uuid4())))
+    auto_login_ms = state.config["auto_login_ms"]
+    session = Session(
+        code=state.new_code(),
+        session_id=str(uuid.uuid4()),
+        service_provider=sp,
+        client_id=caller.token.client_id,
+        device_id=device.device_id,
+        device_info=device.info,
+        user_agent=req.header("User-Agent"),
+        params=params,
+        not_before=caller.now,
+        not_after=caller.now + state.ttl_ms("code_ttl_s"),
+        auto_login_at=None if auto_login_ms is None else caller.now + int(auto_login_ms),
+    )
+    state.sessions[session.code] = session
+    return json_response(200, _session_answer(session, resumed=False))
+
+
+def resume_session(state: State, req: Request) -> Response:
+    """resumeSessionUsingPOST: supply missing parameters, usually from the second screen."""
+    caller = checks.v2_caller(state, req)
+    params = checks.form_parameters(req, SESSION_PARAMETERS)
+    session = checks.live_session(state, req, caller.now)
+    if "mvpd" in params:
+        checks.mvpd(caller.requestor, params["mvpd"])
+    session.params.update(params)
+    mvpd_id = session.params.get("mvpd")
+    profile = state.valid_profile(session.key_for(mvpd_id), caller.now) if mvpd_id else None
+    if profile:
+        return json_response(200, _authorize_answer(caller.requestor.id, profile, session.session_id))
+    return json_response(200, _session_answer(session, resumed=True))
+
+
+def get_session(state: State, req: Request) -> Response:
+    """getSessionStatusUsingGET_1."""
+    caller = checks.v2_caller(state, req)
+    session = checks.live_session(state, req, caller.now)
+    existing = {**session.params, "serviceProvider": session.service_provider}
+    return json_response(200, {
+        "existingParameters": existing,
+        "missingParameters": session.missing_parameters(),
+        "device": device_object(session.device_info, session.user_agent),
+        "notBefore": str(session.not_before),
+        "notAfter": str(session.not_after),
+    })
+
+
+def start_authentication(state: State, req: Request) -> Response:
+    """startAuthenticationUsingGET: no bearer; redirects the user agent to the MVPD login page."""
+    sp = req.path_params["serviceProvider"]
+    if sp not in REQUESTORS:
+        raise PageError(400, f"Unknown service provider {sp!r}.")
+    session = state.sessions.get(req.path_params["code"])
+    if session is None or session.service_provider != sp:
+        raise PageError(400, "Unknown authentication code.")
+    if session.expired(now_ms()):
+        raise PageError(400, "This authentication code has expired. Start again on your TV.")
+    req.client_id = session.client_id
+    return redirect(f"{req.base_url}/_emulator/mvpd/login?code={quote(session.code)}")
+
+
+def _authorize_answer(sp: str, profile: Profile, session_id: str) -> dict[str, Any]:
+    mvpd_id = profile.key.mvpd
+    return {
+        "actionName": "authorize",
+        "actionType": "direct",
+        "reasonType": REASON_BY_PROFILE_TYPE[profile.type],
+        "url": f"/api/v2/{sp}/decisions/authorize/{mvpd_id}",
+        "sessionId": session_id,
+        "mvpd": mvpd_id,
+        "serviceProvider": sp,
+    }
+
+
+def _session_answer(session: Session, resumed: bool) -> dict[str, Any]:
+    """`authenticate` when every parameter is known, else `resume` (create) / `retry` (resume)."""
+    sp, code = session.service_provider, session.code
+    missing = session.missing_parameters()
+    answer: dict[str, Any]
+    if missing:
+        answer = {
+            "actionName": "retry" if resumed else "resume",
+            "actionType": "direct",
+            "reasonType": "none",
+            "url": f"/api/v2/{sp}/sessions/{code}",
+            "missingParameters": missing,
+        }
+    else:
+        answer = {
+            "actionName": "authenticate",
+            "actionType": "interactive",
+            "reasonType": "none",
+            "url": f"/api/v2/authenticate/{sp}/{code}",
+        }
+    answer["code"] = code
+    answer["sessionId"] = session.session_id
+    if session.params.get("mvpd"):
+        answer["mvpd"] = session.params["mvpd"]
+    answer["serviceProvider"] = sp
+    answer["notBefore"] = str(session.not_before)
+    answer["notAfter"] = str(session.not_after)
+    return answer

@@ -1,0 +1,144 @@
+"""Everything the emulator remembers: clients, access tokens, sessions, profiles.
+
+All access happens under `State.lock` (the pipeline holds it around every handler).
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .throttle import TokenBuckets
+
+SESSION_PARAMETERS = ("mvpd", "domainName", "redirectUrl")
+CODE_ALPHABET = string.ascii_uppercase + string.digits
+CODE_LENGTH = 7
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Client:
+    client_id: str
+    client_secret: str
+    software_statement: str
+    redirect_uris: list[str]
+    issued_at_s: int
+    invalidated: bool = False
+
+
+@dataclass
+class AccessToken:
+    value: str
+    token_id: str
+    client_id: str
+    created_ms: int
+    expires_ms: int
+    revoked: bool = False
+
+
+class ProfileKey(NamedTuple):
+    client_id: str
+    device_id: str
+    service_provider: str
+    mvpd: str
+
+
+@dataclass
+class Profile:
+    key: ProfileKey
+    issuer: str
+    type: str
+    not_before: int
+    not_after: int
+    attributes: dict[str, Any]
+
+    def valid(self, now: int) -> bool:
+        return self.not_before <= now < self.not_after
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notBefore": self.not_before,
+            "notAfter": self.not_after,
+            "issuer": self.issuer,
+            "type": self.type,
+            "attributes": self.attributes,
+        }
+
+
+@dataclass
+class Session:
+    code: str
+    session_id: str
+    service_provider: str
+    client_id: str
+    device_id: str
+    device_info: dict[str, Any]
+    user_agent: str | None
+    params: dict[str, str]
+    not_before: int
+    not_after: int
+    auto_login_at: int | None = None
+    profile_key: ProfileKey | None = None  # set once the login through this code completes
+
+    def expired(self, now: int) -> bool:
+        return now >= self.not_after
+
+    def missing_parameters(self) -> list[str]:
+        return [p for p in SESSION_PARAMETERS if not self.params.get(p)]
+
+    def key_for(self, mvpd: str) -> ProfileKey:
+        return ProfileKey(self.client_id, self.device_id, self.service_provider, mvpd)
+
+
+@dataclass
+class State:
+    config: dict[str, Any]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    buckets: TokenBuckets = field(default_factory=TokenBuckets)
+    clients: dict[str, Client] = field(default_factory=dict)
+    tokens: dict[str, AccessToken] = field(default_factory=dict)
+    sessions: dict[str, Session] = field(default_factory=dict)
+    profiles: dict[ProfileKey, Profile] = field(default_factory=dict)
+
+    def forget_everything(self) -> None:
+        self.clients.clear()
+        self.tokens.clear()
+        self.sessions.clear()
+        self.profiles.clear()
+        self.buckets.clear()
+
+    def new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.sessions:
+                return code
+
+    def live_token(self, value: str, now: int) -> AccessToken | None:
+        """The access token if it is known, unexpired, unrevoked and its client is still valid."""
+        token = self.tokens.get(value)
+        if token is None or token.revoked or now >= token.expires_ms:
+            return None
+        client = self.clients.get(token.client_id)
+        return token if client and not client.invalidated else None
+
+    def valid_profile(self, key: ProfileKey, now: int) -> Profile | None:
+        profile = self.profiles.get(key)
+        return profile if profile and profile.valid(now) else None
+
+    def ttl_ms(self, key: str) -> int:
+        return int(self.config[key] * 1000)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "clients": len(self.clients),
+            "access_tokens": len(self.tokens),
+            "sessions": len(self.sessions),
+            "profiles": len(self.profiles),
+        }

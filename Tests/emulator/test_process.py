@@ -1,0 +1,61 @@
+"""The emulator as a process: CLI flags, --config, log files, clean shutdown, and the
+validator run over a real log file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ALL_SESSION_PARAMS, Api, start_emulator, stop_emulator
+
+VALIDATOR = Path(__file__).resolve().parent / "validate_requests.py"
+
+
+def test_log_file_config_file_and_clean_exit(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"authorize_limit": 2, "throttle": True}))
+    log_file = tmp_path / "run.jsonl"
+    process, base_url = start_emulator("--config", str(config), "--throttle", "off",
+                                       "--auto-login-ms", "0", "--log-file", str(log_file))
+    try:
+        api = Api(base_url)
+        settings = api.control("GET", "config")
+        assert (settings["authorize_limit"], settings["throttle"], settings["auto_login_ms"]) == (2, False, 0)
+        token = api.new_access_token()
+        code = api.create_session(token, **ALL_SESSION_PARAMS).json["code"]
+        profiles = api.v2("GET", f"/profiles/code/{code}", token, device=None).json["profiles"]
+        assert list(profiles) == ["Cablevision"]  # auto_login_ms 0: the viewer signs in at once
+        api.control("POST", "reset")  # forgets the in-memory log, not the file
+    finally:
+        assert stop_emulator(process) == 0
+    lines = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert [e["operation"] for e in lines] == [
+        "processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST",
+        "createSessionUsingPOST", "getProfileForCodeUsingGET_1"]
+    assert [e["seq"] for e in lines] == [1, 2, 3, 4]
+    result = subprocess.run([sys.executable, str(VALIDATOR), str(log_file)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout
+
+
+def test_log_dir_from_environment(tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    process, base_url = start_emulator(env={**os.environ, "AE_EMULATOR_LOG_DIR": str(log_dir)})
+    try:
+        Api(base_url).register()
+    finally:
+        assert stop_emulator(process) == 0
+    written = log_dir / f"emulator-{process.pid}.jsonl"
+    assert [json.loads(line)["status"] for line in written.read_text().splitlines()] == [201]
+
+
+def test_bad_config_file_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"no_such_key": 1}))
+    result = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve().parent / "emulator.py"), "--config", str(config)],
+        capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "no_such_key" in result.stderr
