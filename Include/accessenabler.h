@@ -114,7 +114,10 @@ AE_API const char *ae_status_string(int32_t status);
 
 /**
  * The message of the last failed call made on the calling thread (for instance which argument
- * was invalid and why), or NULL when the last call on this thread succeeded.
+ * was invalid and why), or NULL when the last call on this thread succeeded. Only the functions
+ * that return an int32_t status set or clear it; the others (ae_version_*, ae_status_string,
+ * ae_client_destroy, ae_string_free, this function) leave it as it is. A bad handle is reported
+ * before a bad argument.
  *
  * Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
  * belongs to the thread that made the failed call). Callback: none.

@@ -78,6 +78,9 @@ def main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may start us with these blocked (the mask survives exec): unblock them, or
+    # SIGTERM would never stop the emulator.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     host, port = server.server_address[:2]
     print(f"AE_EMULATOR_LISTENING http://{host}:{port}", flush=True)
     try:

@@ -7,8 +7,13 @@ import FoundationEssentials
 package final class RequestExecutor: Sendable {
     package let transport: any HTTPTransport
     private let bucket: Locked<TokenBucket>
+    /// After a 429, every request (new ones and retries) goes out one per second, Adobe's rate,
+    /// until the throttle has been quiet for `recoveryNanos`: concurrent requests then retry one
+    /// after another instead of all at once.
+    private let recovery = Locked<(bucket: TokenBucket, until: UInt64)>((TokenBucket(capacity: 1, perSecond: 1), 0))
+    private static let recoveryNanos: UInt64 = 10_000_000_000
     private let logger: Logger
-    private let maxThrottleRetries = 3
+    private let maxThrottleRetries = 10
 
     package init(transport: any HTTPTransport, requestsPerSecond: Double, logger: Logger) {
         self.transport = transport
@@ -19,9 +24,15 @@ package final class RequestExecutor: Sendable {
     package func send(_ request: HTTPRequest, operation: String) async throws(ServiceError) -> HTTPResponse {
         var throttled = 0
         var connectRetried = false
+        var paced = false
         while true {
-            let wait = bucket.withLock { $0.reserve(nowNanos: monotonicNanos()) }
-            if wait > 0 { try await Self.sleep(nanoseconds: wait) }
+            if !paced {
+                let now = monotonicNanos()
+                let wait = max(bucket.withLock { $0.reserve(nowNanos: now) },
+                               recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
+                if wait > 0 { try await Self.sleep(nanoseconds: wait) }
+            }
+            paced = false
             if Task.isCancelled { throw .transport(.cancelled) }
             let response: HTTPResponse
             do {
@@ -38,12 +49,20 @@ package final class RequestExecutor: Sendable {
             }
             logger.debug("\(request.method) \(operation) -> \(response.status)")
             guard response.status == 429 else { return response }
-            bucket.withLock { $0.drain(nowNanos: monotonicNanos()) }
             guard throttled < maxThrottleRetries else { throw .throttled }
             throttled += 1
-            let seconds = response.header("Retry-After").flatMap { Int($0[...].trimmingSpaces()) } ?? 1
-            logger.warning("\(operation): throttled (429); waiting \(max(1, seconds)) s")
-            try await Self.sleep(nanoseconds: UInt64(min(max(1, seconds), 60)) * 1_000_000_000)
+            let now = monotonicNanos()
+            let retryAfter = UInt64(min(max(1, response.header("Retry-After").flatMap { Int($0[...].trimmingSpaces()) } ?? 1), 60))
+                * 1_000_000_000
+            bucket.withLock { $0.drain(nowNanos: now) }
+            let slot = recovery.withLock { state -> UInt64 in
+                state.until = now + Self.recoveryNanos
+                return state.bucket.reserve(nowNanos: now)
+            }
+            let wait = max(retryAfter, slot)
+            logger.warning("\(operation): throttled (429); retrying in \(wait / 1_000_000) ms")
+            try await Self.sleep(nanoseconds: wait)
+            paced = true
         }
     }
 

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import AccessEnabler
+import Foundation
+import Testing
+
+/// The Swift API on libcurl against the emulator on loopback: real HTTP, real SQLite file.
+@Suite(.serialized) struct EmulatorTests {
+    func settings(_ emulator: EmulatorProcess, storagePath: String? = nil) -> Settings {
+        var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN3aWZ0In0.c2ln")
+        settings.baseURL = emulator.url
+        settings.storagePath = storagePath
+        settings.deviceID = "swift-tests-device"
+        settings.requestsPerSecond = 0
+        settings.pollIntervalMillis = 1_000
+        return settings
+    }
+
+    @Test func secondScreenFlowOverHTTPAndRestartWithoutRequests() async throws {
+        let emulator = try EmulatorProcess()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ae-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let recorder = Recorder()
+        do {
+            let enabler = try AccessEnabler(settings: settings(emulator, storagePath: path))
+            enabler.delegate = recorder
+            enabler.statusDelegate = recorder
+            try enabler.setRequestor("REF30")
+            try await recorder.wait { $0 == .requestorComplete(1) }
+            #expect(try await emulator.operations().count == 4)
+            try enabler.getAuthentication()
+            try await recorder.wait { if case .dialog = $0 { true } else { false } }
+            try enabler.setSelectedProvider("Comcast_SSO")
+            try await recorder.wait { $0 == .status("REGCODE") }
+            let code = try #require(recorder.status("REGCODE")?.extras["code"]?.stringValue)
+            _ = try await emulator.control("POST", "login", ["code": code])
+            try await recorder.wait { $0 == .authenticationStatus(1, "") }
+            try enabler.getAuthorization("LIVE")
+            try await recorder.wait { $0.isTokenOutcome }
+            #expect(recorder.all.contains { if case .token(_, "LIVE") = $0 { true } else { false } })
+            enabler.shutdown()
+        }
+
+        try await emulator.clearLog()
+        let second = Recorder()
+        let enabler = try AccessEnabler(settings: settings(emulator, storagePath: path))
+        enabler.delegate = second
+        try enabler.setRequestor("REF30")
+        try enabler.checkAuthentication()
+        try await second.wait { $0.isAuthenticationStatus }
+        #expect(second.main == [.requestorComplete(1), .authenticationStatus(1, "")])
+        #expect(try await emulator.operations().isEmpty)
+    }
+}

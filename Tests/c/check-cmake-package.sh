@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# check-cmake-package.sh — the CMake build as a consumer sees it:
+#   1. configure, build (SwiftPM inside), ctest, and install the root CMakeLists.txt into a temp prefix;
+#   2. build and run Tests/c/consumer (find_package(AccessEnabler CONFIG REQUIRED)) against it;
+#   3. pkg-config --cflags --libs accessenabler, and a program built with just that;
+#   4. move the installed tree and build the consumer again (the package config is relocatable).
+#
+# Needs: a Swift toolchain (swift on PATH or in /opt/swift), the library's -dev packages
+# (libcurl, sqlite3, openssl), and: apt-get install cmake ninja-build pkg-config
+#
+# Usage (from anywhere):  Tests/c/check-cmake-package.sh
+#   AE_CMAKE_BUILD_DIR=dir   reuse (and keep) this CMake build directory instead of a fresh temp one
+#                            (the SwiftPM build takes minutes the first time, seconds afterwards)
+set -euo pipefail
+
+caller_dir=$(pwd)
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+root=$(pwd)
+
+for tool in cmake pkg-config cc; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "check-cmake-package: $tool not found (apt-get install cmake ninja-build pkg-config gcc)" >&2
+        exit 1
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ae-check-cmake.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ -n "${AE_CMAKE_BUILD_DIR:-}" ]; then
+    case $AE_CMAKE_BUILD_DIR in /*) build=$AE_CMAKE_BUILD_DIR ;; *) build=$caller_dir/$AE_CMAKE_BUILD_DIR ;; esac
+else
+    build=$tmp/build
+fi
+prefix=$tmp/prefix
+
+# Ninja when available; a build directory that exists keeps the generator it was made with.
+generator=()
+if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+
+steps=0
+# run LABEL COMMAND...: quiet when it works, the end of its output when it fails (then exit 1).
+run() {
+    local label=$1
+    shift
+    if "$@" >"$tmp/log" 2>&1; then
+        steps=$((steps + 1))
+        echo "  ok    $label"
+    else
+        echo "  FAIL  $label: $*"
+        tail -n 60 "$tmp/log" | sed 's/^/        /'
+        exit 1
+    fi
+}
+# expect LABEL ACTUAL WANTED: string equality.
+expect() {
+    if [ "$2" = "$3" ]; then
+        steps=$((steps + 1))
+        echo "  ok    $1"
+    else
+        echo "  FAIL  $1: got '$2', want '$3'"
+        exit 1
+    fi
+}
+
+version=$(sed -n 's/^project(AccessEnabler VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+
+echo "== build, test and install ($build -> $prefix)"
+run "configure" cmake -S "$root" -B "$build" "${generator[@]}"
+echo "  ...   build (swift build -c release: a few minutes the first time)"
+run "build" cmake --build "$build"
+run "ctest" ctest --test-dir "$build" --output-on-failure
+run "install" cmake --install "$build" --prefix "$prefix"
+
+# GNUInstallDirs picks the library directory (lib, lib64 or lib/<triple>): find it from the config.
+config=$(find "$prefix" -name AccessEnablerConfig.cmake | head -n 1)
+[ -n "$config" ] || { echo "  FAIL  no AccessEnablerConfig.cmake under $prefix"; exit 1; }
+libdir=$(cd "$(dirname "$config")/../.." && pwd)
+for file in "$prefix/include/accessenabler.h" "$libdir/libaccessenabler.so" \
+    "$libdir/cmake/AccessEnabler/AccessEnablerConfigVersion.cmake" "$libdir/pkgconfig/accessenabler.pc"; do
+    run "installed ${file#"$prefix"/}" test -f "$file"
+done
+
+echo "== CMake consumer (Tests/c/consumer: find_package(AccessEnabler CONFIG REQUIRED))"
+run "configure" cmake -S Tests/c/consumer -B "$tmp/consumer" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+run "build" cmake --build "$tmp/consumer"
+# It must compile against the installed header, not the source tree's.
+run "uses the installed header" grep -q -- "$prefix/include" "$tmp/consumer/compile_commands.json"
+run "does not use the source tree's Include/" bash -c "! grep -q -- '$root/Include' '$tmp/consumer/compile_commands.json'"
+expect "consumer runs" "$("$tmp/consumer/consumer")" "accessenabler $version"
+
+echo "== pkg-config"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+expect "modversion" "$(pkg-config --modversion accessenabler)" "$version"
+expect "--cflags --libs" "$(pkg-config --cflags --libs accessenabler | sed 's/ *$//')" \
+    "-I$prefix/include -L$libdir -laccessenabler"
+# shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
+run "build with pkg-config flags" cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/c/consumer/main.c \
+    $(pkg-config --cflags accessenabler) $(pkg-config --libs accessenabler) -Wl,-rpath,"$libdir" -o "$tmp/pc-consumer"
+expect "pkg-config consumer runs" "$("$tmp/pc-consumer")" "accessenabler $version"
+
+echo "== relocated install"
+mv "$prefix" "$tmp/moved"
+run "configure" cmake -S Tests/c/consumer -B "$tmp/consumer-moved" "${generator[@]}" -DCMAKE_PREFIX_PATH="$tmp/moved"
+run "build" cmake --build "$tmp/consumer-moved"
+expect "consumer runs" "$("$tmp/consumer-moved/consumer")" "accessenabler $version"
+
+echo "== check-cmake-package: $steps steps passed"

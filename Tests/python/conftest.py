@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: Apache-2.0
+import pytest
+
+from harness import SOFTWARE_STATEMENT, Emulator, Recorder, ae
+
+
+@pytest.fixture
+def emulator():
+    emulator = Emulator("--throttle", "off")
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def recorder():
+    return Recorder()
+
+
+@pytest.fixture
+def make_client(emulator, recorder):
+    """Creates clients on the emulator (fast polling, no client-side pacing); closes them after."""
+    clients = []
+
+    def make(delegate=None, **options):
+        settings = dict(software_statement=SOFTWARE_STATEMENT, base_url=emulator.url, device_id="tv-device-1",
+                        poll_interval_ms=1000, max_requests_per_second=-1)
+        settings.update(options)
+        client = ae.Client(delegate=delegate or recorder, **settings)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def ready_client(make_client, recorder):
+    client = make_client()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    return client
+
+
+def login(client, recorder, emulator, mvpd="Cablevision"):
+    """getAuthentication → dialog → select → REGCODE → the viewer logs in on another device → 1."""
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider(mvpd)
+    regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
+    emulator.login(regcode["code"])
+    assert recorder.wait("set_authentication_status", lambda status, code: status == 1) == (1, "")
+    return regcode

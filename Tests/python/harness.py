@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Test harness: a real emulator process per test, and a delegate that records callbacks."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Python"))
+
+import accessenabler as ae  # noqa: E402
+
+SOFTWARE_STATEMENT = (
+    "eyJhbGciOiJSUzI1NiJ9."
+    "eyJzb2Z0d2FyZV9pZCI6ImFjY2Vzc2VuYWJsZXItbGludXgtdGVzdHMiLCJjbGllbnRfbmFtZSI6IlRlc3RzIn0."
+    "c2lnbmF0dXJl"
+)
+
+
+class Emulator:
+    """The Python emulator in a subprocess on port 0; its log goes to $AE_EMULATOR_LOG_DIR."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "Tests/emulator/emulator.py"), "--port", "0", "--quiet", *args],
+            stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().strip()
+        if not line.startswith("AE_EMULATOR_LISTENING "):
+            self.process.kill()
+            raise RuntimeError(f"emulator did not start: {line!r}")
+        self.url = line.split(" ", 1)[1]
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=10)
+
+    def control(self, method, name, payload=None):
+        data = None if payload is None else json.dumps(payload).encode()
+        request = urllib.request.Request(f"{self.url}/_emulator/{name}", data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"null")
+
+    def config(self, **settings):
+        return self.control("POST", "config", settings)
+
+    def log(self):
+        """API requests the emulator answered (pages excluded)."""
+        return [e for e in self.control("GET", "log")["requests"] if e["operation"] not in (None, "page")]
+
+    def clear_log(self):
+        self.control("POST", "log/clear")
+
+    def operations(self):
+        return [e["operation"] for e in self.log()]
+
+    def login(self, code, **extra):
+        return self.control("POST", "login", {"code": code, **extra})
+
+
+class Recorder:
+    """A delegate that records every callback (with its thread) and lets tests wait for one."""
+
+    NAMES = [name for name, _ in ae._CALLBACKS]
+
+    def __init__(self):
+        self.events = []
+        self.threads = set()
+        self.condition = threading.Condition()
+        self.hooks = {}
+
+    def __getattr__(self, name):
+        if name not in Recorder.NAMES:
+            raise AttributeError(name)
+
+        def record(*args):
+            with self.condition:
+                self.events.append((name, args))
+                self.threads.add(threading.get_ident())
+                self.condition.notify_all()
+            hook = self.hooks.get(name)
+            if hook:
+                hook(*args)
+        return record
+
+    def wait(self, name, predicate=lambda *args: True, timeout=15, count=1):
+        """Waits for the count-th event `name` whose args satisfy predicate; returns its args."""
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while True:
+                found = [args for event, args in self.events if event == name and predicate(*args)]
+                if len(found) >= count:
+                    return found[count - 1]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"timed out waiting for {name}; events: {self.summary()}")
+                self.condition.wait(remaining)
+
+    def names(self, include_tracking=False):
+        with self.condition:
+            return [n for n, _ in self.events if include_tracking or n != "send_tracking_data"]
+
+    def of(self, name):
+        with self.condition:
+            return [args for event, args in self.events if event == name]
+
+    def statuses(self):
+        return [args[0] for args in self.of("status")]
+
+    def find_status(self, error_id):
+        return next((s for s in self.statuses() if s["errorId"] == error_id), None)
+
+    def summary(self):
+        return [(n, a if n != "display_provider_dialog" else "...") for n, a in self.events]
+
+    def settle(self, seconds=0.2):
+        """Lets in-flight callbacks land (used before asserting that nothing more arrives)."""
+        time.sleep(seconds)

@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The AccessEnabler flows through the real .so (ctypes) against the emulator."""
+import base64
+import threading
+
+from conftest import login
+from harness import SOFTWARE_STATEMENT, ae
+
+
+def test_full_sequence(ready_client, recorder, emulator):
+    client = ready_client
+    client.check_authentication()
+    assert recorder.wait("set_authentication_status") == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+
+    client.get_authentication()
+    mvpds = recorder.wait("display_provider_dialog")[0]
+    assert [m["ID"] for m in mvpds] == ["Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish"]
+    assert mvpds[0]["displayName"] == "Optimum" and mvpds[0]["logoURL"].endswith("/_emulator/logos/Cablevision.svg")
+
+    client.set_selected_provider("Cablevision")
+    regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
+    assert regcode["level"] == "info" and regcode["mvpd"] == "Cablevision"
+    assert regcode["url"] == f"{emulator.url}/api/v2/authenticate/REF30/{regcode['code']}"
+    assert regcode["notAfter"] > 0
+    emulator.login(regcode["code"])
+    assert recorder.wait("set_authentication_status", lambda s, c: s == 1) == (1, "")
+
+    client.get_authorization("LIVE")
+    token, resource = recorder.wait("set_token")
+    assert resource == "LIVE"
+    assert b"<resourceID>LIVE</resourceID>" in base64.b64decode(token)
+
+    client.check_preauthorized_resources(["LIVE", "PREMIUM-DENIED", "SPORTS"])
+    assert recorder.wait("preauthorized_resources") == (["LIVE", "SPORTS"],)
+
+    client.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "zip"})
+    client.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "householdID"})
+    client.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "tokenSource"})
+    client.get_metadata({"opCode": ae.METADATA_AUTHENTICATION})
+    client.get_metadata({"opCode": ae.METADATA_AUTHORIZATION, "resource_id": "LIVE"})
+    client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
+    recorder.wait("set_metadata_status", count=6)
+    metadata = recorder.of("set_metadata_status")
+    assert metadata[0] == (["10001", "10002"], False, 3, {"opCode": 3, "user_metadata_name": "zip"})
+    assert metadata[1][1] is True  # householdID is encrypted with the programmer's key
+    assert metadata[2][0] == "Cablevision"  # tokenSource of a regular profile: its issuer
+    assert isinstance(metadata[3][0], int) and metadata[3][0] > 0  # authN expiry, ms since the epoch
+    assert isinstance(metadata[4][0], int) and metadata[4][0] > metadata[3][0] - 10**9  # authZ expiry
+    assert metadata[5][0] == "tv-device-1"
+
+    client.logout()
+    recorder.wait("set_authentication_status", lambda s, c: s == 0, count=2)
+    logout_status = recorder.find_status("LOGOUT")
+    assert "/adobe-services/logout?" in logout_status["url"]
+    client.check_authentication()
+    assert recorder.wait("set_authentication_status", lambda s, c: s == 0, count=3) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+
+    assert recorder.names() == [
+        "set_requestor_complete", "set_authentication_status", "display_provider_dialog", "status",
+        "set_authentication_status", "set_token", "preauthorized_resources"] + ["set_metadata_status"] * 6 + [
+        "status", "set_authentication_status", "set_authentication_status"]
+    tracking = [args[0] for args in recorder.of("send_tracking_data")]
+    assert tracking == [ae.TRACKING_AUTHENTICATION, ae.TRACKING_MVPD_SELECTION, ae.TRACKING_AUTHENTICATION,
+                        ae.TRACKING_AUTHORIZATION, ae.TRACKING_AUTHENTICATION]
+
+
+def test_callbacks_run_on_one_internal_thread_never_inside_the_call(ready_client, recorder, emulator):
+    caller = threading.get_ident()
+    seen_inside = []
+    recorder.hooks["set_authentication_status"] = lambda *a: seen_inside.append(threading.get_ident())
+    ready_client.check_authentication()
+    assert not recorder.of("set_authentication_status") or recorder.threads != {caller}
+    recorder.wait("set_authentication_status")
+    assert len(recorder.threads) == 1 and caller not in recorder.threads
+    assert seen_inside and seen_inside[0] != caller
+
+
+def test_calls_from_inside_a_callback(make_client, recorder):
+    client = make_client()
+    recorder.hooks["set_requestor_complete"] = lambda status: client.check_authentication()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_authentication_status") == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+
+
+def test_cancel(ready_client, recorder, emulator):
+    ready_client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    ready_client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    ready_client.set_selected_provider(None)
+    assert recorder.wait("set_authentication_status") == (0, ae.PROVIDER_NOT_SELECTED_ERROR)
+    assert recorder.find_status("N005")["level"] == "info"
+    emulator.clear_log()
+    recorder.settle(2.5)  # two polling intervals: polling has stopped
+    assert emulator.operations() == []
+    ready_client.get_selected_provider()
+    assert recorder.wait("selected_provider") == (None,)
+
+
+def test_code_expiry(ready_client, recorder, emulator):
+    emulator.config(code_ttl_s=1.5)
+    ready_client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    ready_client.set_selected_provider("Spectrum")
+    assert recorder.wait("set_authentication_status", timeout=20) == (0, ae.GENERIC_AUTHENTICATION_ERROR)
+    expired = recorder.find_status("N130")
+    assert expired["level"] == "error"
+    assert expired["enhancedError"]["code"] in ("invalid_authentication_session", "authentication_session_expired")
+
+
+def test_denied_resource(ready_client, recorder, emulator):
+    login(ready_client, recorder, emulator)
+    ready_client.get_authorization("PREMIUM-DENIED")
+    resource, code, description = recorder.wait("token_request_failed")
+    assert (resource, code) == ("PREMIUM-DENIED", ae.USER_NOT_AUTHORIZED_ERROR)
+    assert "Premium" in description
+    denial = recorder.find_status("Z100")
+    assert denial["enhancedError"]["code"] == "authorization_denied_by_mvpd"
+    assert denial["enhancedError"]["status"] == 403 and denial["enhancedError"]["action"] == "none"
+    # the status comes right before the failure callback, so the host knows why when it fails
+    assert recorder.names()[-2:] == ["status", "token_request_failed"]
+
+
+def test_restart_persistence_with_zero_requests(make_client, recorder, emulator, tmp_path):
+    store = str(tmp_path / "store.sqlite")
+    first = make_client(storage_path=store)
+    first.set_requestor("REF30")
+    recorder.wait("set_requestor_complete")
+    login(first, recorder, emulator)
+    first.close()
+
+    emulator.clear_log()
+    second_recorder = type(recorder)()
+    second = make_client(delegate=second_recorder, storage_path=store)
+    second.set_requestor("REF30")
+    assert second_recorder.wait("set_requestor_complete") == (1,)
+    second.check_authentication()
+    assert second_recorder.wait("set_authentication_status") == (1, "")
+    second.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "zip"})
+    assert second_recorder.wait("set_metadata_status")[0] == ["10001", "10002"]
+    assert emulator.operations() == []
+
+    second.get_authorization("LIVE")  # the stored access token is still good: one request
+    second_recorder.wait("set_token")
+    assert emulator.operations() == ["retrieveAuthorizeDecisionsForMvpdUsingPOST"]
+
+
+def test_expired_access_token_is_renewed_once(ready_client, recorder, emulator):
+    login(ready_client, recorder, emulator)
+    emulator.control("POST", "expire-access-tokens")
+    emulator.clear_log()
+    ready_client.get_authorization("LIVE")
+    recorder.wait("set_token")
+    log = emulator.log()
+    assert [(e["operation"], e["status"]) for e in log] == [
+        ("retrieveAuthorizeDecisionsForMvpdUsingPOST", 401), ("generateAccessTokenUsingPOST", 201),
+        ("retrieveAuthorizeDecisionsForMvpdUsingPOST", 200)]
+
+
+def test_invalid_client_registers_again(ready_client, recorder, emulator):
+    client_id = emulator.log()[0]["client_id"] or next(e["client_id"] for e in emulator.log() if e["client_id"])
+    emulator.control("POST", "invalidate-client", {"client_id": client_id})
+    emulator.clear_log()
+    ready_client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    ready_client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    assert emulator.operations()[:4] == ["createSessionUsingPOST", "generateAccessTokenUsingPOST",
+                                         "processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST"]
+
+
+def test_get_authorization_starts_authentication(ready_client, recorder, emulator):
+    ready_client.get_authorization("LIVE")
+    recorder.wait("display_provider_dialog")
+    ready_client.set_selected_provider("DTV")
+    regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
+    emulator.login(regcode["code"])
+    recorder.wait("set_token")
+    assert recorder.names()[-2:] == ["set_authentication_status", "set_token"]
+
+
+def test_check_authorization_does_not_authenticate(ready_client, recorder):
+    ready_client.check_authorization("LIVE")
+    assert recorder.wait("token_request_failed")[:2] == ("LIVE", ae.USER_NOT_AUTHENTICATED_ERROR)
+    assert "display_provider_dialog" not in recorder.names()
+
+
+def test_already_authenticated_get_authentication_answers_at_once(ready_client, recorder, emulator):
+    login(ready_client, recorder, emulator)
+    emulator.clear_log()
+    ready_client.get_authentication()
+    assert recorder.wait("set_authentication_status", count=2) == (1, "")
+    assert emulator.operations() == []
+    # force_authn runs the flow; Adobe already has the profile: "authorize", no code to show
+    ready_client.get_authentication(force_authn=True)
+    recorder.wait("display_provider_dialog", count=2)
+    ready_client.set_selected_provider("Cablevision")
+    assert recorder.wait("set_authentication_status", count=3) == (1, "")
+    assert emulator.operations() == ["createSessionUsingPOST", "getProfileForMvpdUsingGET"]
+    assert len([s for s in recorder.statuses() if s["errorId"] == "REGCODE"]) == 1
+
+
+def test_browser_mode_completes_with_handle_external_url(make_client, recorder, emulator):
+    client = make_client(login_mode=ae.AE_LOGIN_BROWSER, poll_interval_ms=60000)
+    client.set_requestor("REF30")
+    recorder.wait("set_requestor_complete")
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider("Cablevision")
+    url = recorder.wait("navigate_to_url")[0]
+    code = url.rsplit("/", 1)[1]
+    emulator.login(code)
+    client.handle_external_url("adobepass://android.app")
+    assert recorder.wait("set_authentication_status", timeout=5) == (1, "")
+    assert recorder.find_status("REGCODE") is None
+
+
+def test_handle_external_url_without_a_login(ready_client, recorder):
+    ready_client.handle_external_url("adobepass://android.app")
+    assert recorder.wait("set_authentication_status") == (0, ae.GENERIC_AUTHENTICATION_ERROR)
+    assert recorder.find_status("N130") is not None
+
+
+def test_device_id_change_invalidates_profiles(make_client, recorder, emulator, tmp_path):
+    store = str(tmp_path / "store.sqlite")
+    first = make_client(storage_path=store)
+    first.set_requestor("REF30")
+    recorder.wait("set_requestor_complete")
+    login(first, recorder, emulator)
+    first.close()
+    other = type(recorder)()
+    second = make_client(delegate=other, storage_path=store, device_id="another-device")
+    second.set_requestor("REF30")
+    assert other.wait("set_requestor_complete") == (1,)
+    assert other.find_status("SEC412")["level"] == "warning"
+    second.check_authentication()
+    assert other.wait("set_authentication_status") == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+
+
+def test_derived_device_id_is_stable_across_restarts(make_client, recorder, tmp_path):
+    store = str(tmp_path / "store.sqlite")
+    ids = []
+    for _ in range(2):
+        rec = type(recorder)()
+        client = make_client(delegate=rec, storage_path=store, device_id=None)
+        client.set_requestor("REF30")
+        rec.wait("set_requestor_complete")
+        client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
+        ids.append(rec.wait("set_metadata_status")[0])
+        client.close()
+    assert ids[0] == ids[1] and len(ids[0]) == 64
+
+
+def test_set_options_reach_the_wire(make_client, recorder, emulator):
+    client = make_client()
+    client.set_options({"visitorID": "ecid-123", "applicationProfile": "tv", "handleSVC": True,
+                        "device_info": {"model": "Box 2", "version": "2", "osName": "Linux", "osVersion": "6.1",
+                                        "connectionType": "LAN", "primaryHardwareType": "SetTopBox"}})
+    client.set_requestor("REF30")
+    recorder.wait("set_requestor_complete")
+    log = emulator.log()
+    configuration = next(e for e in log if e["operation"] == "handleRequestUsingGET")
+    assert configuration["query"] == "profile=tv"
+    profiles = next(e for e in log if e["operation"] == "getProfilesUsingGET_1")
+    assert profiles["headers"]["AP-Visitor-Identifier"] == "ecid-123"
+    assert b"Box 2" in base64.b64decode(profiles["headers"]["X-Device-Info"])
+    assert profiles["headers"]["AP-Device-Identifier"] == "fingerprint " + base64.b64encode(b"tv-device-1").decode()
+
+
+def test_service_providers(make_client, recorder, emulator):
+    client = make_client(base_url="https://unused.invalid")
+    client.set_requestor("REF30", [emulator.url])
+    assert recorder.wait("set_requestor_complete") == (1,)
+    try:
+        client.set_requestor("REF30", ["http://sp.auth.adobe.com"])
+        raise AssertionError("http to a non-loopback host must be refused")
+    except ae.AEError as error:
+        assert error.status == ae.AE_E_INSECURE_URL
+
+
+def test_throttle_is_honoured(make_client, recorder, emulator):
+    emulator.config(throttle=True, preauthorize_limit=1)
+    client = make_client()  # no client-side pacing: the emulator's 429s are what slows it down
+    client.set_requestor("REF30")
+    recorder.wait("set_requestor_complete")
+    login(client, recorder, emulator)
+    resources = [f"R{i}" for i in range(12)]
+    client.check_preauthorized_resources(resources)
+    assert recorder.wait("preauthorized_resources", timeout=60) == (resources,)
+    statuses = [e["status"] for e in emulator.log()]
+    assert 429 in statuses  # the burst was exceeded …
+    assert recorder.find_status("P100") is None  # … and every decision still arrived
+
+
+def test_client_side_pacing_avoids_429(make_client, recorder, emulator):
+    emulator.config(throttle=True)
+    client = make_client(max_requests_per_second=0)  # Adobe's pacing: burst 10, then 1/s
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(client, recorder, emulator)
+    client.check_preauthorized_resources([f"R{i}" for i in range(30)])
+    recorder.wait("preauthorized_resources", timeout=60)
+    assert 429 not in [e["status"] for e in emulator.log()]
+
+
+def test_requestor_errors_are_named(make_client, recorder, emulator):
+    client = make_client()
+    client.set_requestor("NOT-A-REQUESTOR")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert recorder.find_status("CFG400")["enhancedError"]["code"] == "invalid_parameter_service_provider"
+
+    revoked = type(recorder)()
+    emulator.config(revoked_software_statements=[SOFTWARE_STATEMENT])
+    other = make_client(delegate=revoked, software_statement=SOFTWARE_STATEMENT, device_id="d2")
+    other.set_requestor("REF30")
+    assert revoked.wait("set_requestor_complete") == (0,)
+    assert revoked.find_status("R400")["enhancedError"]["code"] == "unapproved_software_statement"
