@@ -1,1 +1,234 @@
-print("player")
+// SPDX-License-Identifier: Apache-2.0
+// The Swift example player: the whole AccessEnabler flow of a set-top box, on the callback API.
+//
+//   example-player --base-url http://127.0.0.1:PORT [--requestor REF30] [--mvpd ID] [--resource ID]
+//                  [--storage PATH] [--unattended]
+//
+// Without --unattended it asks which MVPD to use and waits while you log in on another device
+// (open the printed URL in a browser). With --unattended it picks --mvpd (or the first MVPD) and
+// waits for the emulator's simulated viewer (`emulator.py --auto-login-ms N`) to log in.
+import AccessEnabler
+import Foundation
+
+struct Options {
+    var baseURL = "http://127.0.0.1:8080"
+    var requestor = "REF30"
+    var mvpd: String?
+    var resource = "LIVE"
+    var storage: String?
+    var unattended = false
+    // A software statement from the TVE Dashboard; the emulator accepts any JWT-shaped one.
+    var softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImV4YW1wbGUtcGxheWVyIn0.c2lnbmF0dXJl"
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--unattended": unattended = true
+            case "--base-url": baseURL = rest.popFirst() ?? baseURL
+            case "--requestor": requestor = rest.popFirst() ?? requestor
+            case "--mvpd": mvpd = rest.popFirst()
+            case "--resource": resource = rest.popFirst() ?? resource
+            case "--storage": storage = rest.popFirst()
+            case "--software-statement": softwareStatement = rest.popFirst() ?? softwareStatement
+            default:
+                print("unknown option \(flag)")
+                exit(2)
+            }
+        }
+    }
+}
+
+/// Turns AccessEnabler's callbacks (on the SDK's callback thread) into events the player awaits
+/// in order.
+final class Events: EntitlementDelegate, EntitlementStatus, @unchecked Sendable {
+    enum Event {
+        case requestorComplete(Int32)
+        case authenticationStatus(Int32, String)
+        case token(String, String)
+        case tokenFailed(String, String, String)
+        case providers([MVPD])
+        case metadata(JSONValue?, Int32, JSONValue)
+        case status(AdvancedStatus)
+    }
+
+    private let lock = NSLock()
+    private var buffer: [Event] = []
+    private var waiter: CheckedContinuation<Event, Never>?
+
+    func yield(_ event: Event) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Event, Never>? in
+            guard let waiter = self.waiter else {
+                buffer.append(event)
+                return nil
+            }
+            self.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: event)
+    }
+
+    func next() async -> Event {
+        await withCheckedContinuation { continuation in
+            let ready = lock.withLock { () -> Event? in
+                guard !buffer.isEmpty else {
+                    waiter = continuation
+                    return nil
+                }
+                return buffer.removeFirst()
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    func setRequestorComplete(_ status: Int32) { yield(.requestorComplete(status)) }
+    func setAuthenticationStatus(_ status: Int32, errorCode: String) {
+        yield(.authenticationStatus(status, errorCode))
+    }
+    func setToken(_ token: String, forResource resource: String) { yield(.token(token, resource)) }
+    func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
+        yield(.tokenFailed(resource, errorCode, errorDescription))
+    }
+    func displayProviderDialog(_ mvpds: [MVPD]) { yield(.providers(mvpds)) }
+    func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: Int32, andArguments arguments: JSONValue) {
+        yield(.metadata(metadata, key, arguments))
+    }
+    func status(_ status: AdvancedStatus) { yield(.status(status)) }
+}
+
+func describe(_ millis: JSONValue?) -> String {
+    guard let millis = millis?.int64Value else { return "none" }
+    let seconds = Double(millis) / 1000 - Date().timeIntervalSince1970
+    return "\(millis) ms since the epoch (in \(Int(seconds / 60)) min)"
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+var settings = Settings(softwareStatement: options.softwareStatement)
+settings.baseURL = options.baseURL
+settings.storagePath = options.storage
+settings.pollIntervalMillis = 3_000
+
+let events = Events()
+let enabler: AccessEnabler
+do {
+    enabler = try AccessEnabler(settings: settings)
+} catch {
+    print("cannot create the client: \(error)")
+    exit(1)
+}
+enabler.delegate = events
+enabler.statusDelegate = events
+print("AccessEnabler for Linux \(Version.string) — requestor \(options.requestor) at \(options.baseURL)")
+
+func next() async -> Events.Event {
+    let event = await events.next()
+    if case .status(let status) = event, status.errorID != "REGCODE", status.errorID != "LOGOUT" {
+        print("  [status \(status.errorID) \(status.level.rawValue)] \(status.message)")
+    }
+    return event
+}
+
+do {
+    try enabler.setRequestor(options.requestor)
+    try enabler.checkAuthentication()
+    while true {
+        if case .requestorComplete(let status) = await next() {
+            guard status == AccessEnablerStatus.success else {
+                print("setRequestor failed")
+                exit(1)
+            }
+            print("setRequestor: done")
+            break
+        }
+    }
+    var authenticated = false
+    while true {
+        if case .authenticationStatus(let status, _) = await next() {
+            authenticated = status == 1
+            print("checkAuthentication: \(authenticated ? "authenticated (stored profile)" : "not authenticated")")
+            break
+        }
+    }
+
+    if !authenticated {
+        try enabler.getAuthentication()
+        login: while true {
+            switch await next() {
+            case .providers(let mvpds):
+                print("TV providers:")
+                for (index, mvpd) in mvpds.enumerated() { print("  \(index + 1). \(mvpd.displayName) (\(mvpd.id))") }
+                var choice = options.mvpd ?? mvpds.first?.id
+                if !options.unattended {
+                    print("Choose 1-\(mvpds.count) (empty cancels): ", terminator: "")
+                    let line = readLine() ?? ""
+                    choice = Int(line).flatMap { $0 >= 1 && $0 <= mvpds.count ? mvpds[$0 - 1].id : nil }
+                }
+                print("selected: \(choice ?? "none")")
+                try enabler.setSelectedProvider(choice)
+            case .status(let status) where status.errorID == "REGCODE":
+                let code = status.extras["code"]?.stringValue ?? "?"
+                let url = status.extras["url"]?.stringValue ?? "?"
+                print("\n  On your phone or computer, open\n    \(url)\n  (activation code \(code), valid until "
+                    + "\(describe(status.extras["notAfter"])))\n")
+                print(options.unattended ? "waiting for the simulated viewer to log in…" : "waiting for you to log in…")
+            case .authenticationStatus(let status, let code):
+                guard status == 1 else {
+                    print("getAuthentication failed: \(code)")
+                    exit(1)
+                }
+                print("getAuthentication: authenticated")
+                break login
+            default: continue
+            }
+        }
+    }
+
+    try enabler.getAuthorization(options.resource)
+    authorization: while true {
+        switch await next() {
+        case .token(let token, let resource):
+            print("getAuthorization(\(resource)): short media token (\(token.count) characters):\n  \(token.prefix(72))…")
+            if let xml = Data(base64Encoded: token).map({ String(decoding: $0, as: UTF8.self) }),
+                let start = xml.range(of: "<shortAuthorizationToken>")
+            {
+                print("  decodes to \(xml[start.lowerBound...].prefix(160))…")
+            }
+            break authorization
+        case .tokenFailed(let resource, let code, let description):
+            print("getAuthorization(\(resource)) failed: \(code) \(description)")
+            break authorization
+        default: continue
+        }
+    }
+
+    try enabler.getMetadata(MetadataKey(opCode: MetadataKey.userMetadata, userMetadataName: "tokenSource"))
+    try enabler.getMetadata(MetadataKey(opCode: MetadataKey.authentication))
+    try enabler.getMetadata(MetadataKey(opCode: MetadataKey.authorization, resourceID: options.resource))
+    var answers = 0
+    while answers < 3 {
+        if case .metadata(let value, let key, _) = await next() {
+            answers += 1
+            switch key {
+            case MetadataKey.userMetadata: print("tokenSource: \(value?.stringValue ?? "none")")
+            case MetadataKey.authentication: print("authentication TTL: \(describe(value))")
+            default: print("authorization TTL (\(options.resource)): \(describe(value))")
+            }
+        }
+    }
+
+    try enabler.logout()
+    while true {
+        switch await next() {
+        case .status(let status) where status.errorID == "LOGOUT":
+            print("logout: the MVPD's logout page is \(status.extras["url"]?.stringValue ?? "?")")
+        case .authenticationStatus(let status, _):
+            print("logout: done (authenticated = \(status))")
+            enabler.shutdown()
+            exit(0)
+        default: continue
+        }
+    }
+} catch {
+    print("call refused: \(error)")
+    exit(1)
+}

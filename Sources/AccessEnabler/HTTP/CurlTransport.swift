@@ -54,6 +54,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         self.options = options
         _ = ccurl_global_init_once()
         multi = curl_multi_init()!
+        // At most 8 connections to one host (more requests queue inside libcurl; HTTP/2 multiplexes).
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
         let box = Unmanaged.passRetained(ThreadBox(self))
         started = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()

@@ -13,6 +13,7 @@ CURLcode ccurl_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode ccurl_setopt_string(CURL *easy, CURLoption option, const char *value);
 CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn);
+CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out);
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out);
 #endif

@@ -13,6 +13,9 @@ from .web import Request, Response
 class EmulatorServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops the SYNs of a client's parallel connections
+    # (the kernel retries them after a second).
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], app: App, quiet: bool) -> None:
         super().__init__(address, EmulatorRequestHandler)
@@ -22,6 +25,9 @@ class EmulatorServer(ThreadingHTTPServer):
 
 class EmulatorRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as two writes: without TCP_NODELAY, Nagle's algorithm and the
+    # client's delayed ACK add ~40 ms to every keep-alive exchange.
+    disable_nagle_algorithm = True
     server: EmulatorServer
 
     def _handle(self) -> None:

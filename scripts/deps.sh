@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Debian packages the build and the tests need beyond the Swift toolchain. Installs the missing
+# ones when run as root (CI, containers); otherwise prints the command and fails.
+# Usage: scripts/deps.sh [build|test]
+set -euo pipefail
+packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
+if [ "${1:-build}" = test ]; then
+    packages+=(cmake ninja-build pkg-config valgrind)
+fi
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+    echo "missing Debian packages: ${missing[*]}" >&2
+    echo "install them with: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
