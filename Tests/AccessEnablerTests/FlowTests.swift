@@ -266,4 +266,51 @@ import Testing
         #expect(recorder.all.count == count)
         #expect(throws: AccessEnablerError.invalidHandle()) { try enabler.checkAuthentication() }
     }
+
+    /// Adobe asks for missing parameters (resume, with the docs' "domain" spelling), then answers
+    /// retry without naming them: the SDK asks the session (GET) and resumes again.
+    @Test func sessionsThatNeedResumingAreResumed() async throws {
+        let sessionAnswers = Locked<[String]>([])
+        adobe.override = { [adobe] request in
+            func answer(_ body: [String: Any]) -> HTTPResponse {
+                HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
+                             body: Array(try! JSONSerialization.data(withJSONObject: body)))
+            }
+            let path = request.url.replacingOccurrences(of: "http://127.0.0.1:9/api/v2/REF30", with: "")
+            let body = String(decoding: request.body ?? [], as: UTF8.self)
+            switch (request.method, path) {
+            case ("POST", "/sessions"):
+                sessionAnswers.withLock { $0.append("create:" + body) }
+                return answer(["actionName": "resume", "actionType": "direct", "reasonType": "none", "code": "RES1234",
+                               "missingParameters": ["domain"], "sessionId": "s", "serviceProvider": "REF30"])
+            case ("POST", "/sessions/RES1234"):
+                let round = sessionAnswers.withLock { answers -> Int in
+                    answers.append("resume:" + body)
+                    return answers.filter { $0.hasPrefix("resume") }.count
+                }
+                if round == 1 {
+                    return answer(["actionName": "retry", "actionType": "direct", "reasonType": "none", "code": "RES1234",
+                                   "sessionId": "s", "serviceProvider": "REF30"])
+                }
+                adobe.openSession(code: "RES1234", mvpd: "Cablevision")
+                return answer(["actionName": "authenticate", "actionType": "interactive", "reasonType": "none",
+                               "code": "RES1234", "url": "/api/v2/authenticate/REF30/RES1234", "sessionId": "s",
+                               "serviceProvider": "REF30", "notAfter": "4102444800000"])
+            case ("GET", "/sessions/RES1234"):
+                sessionAnswers.withLock { $0.append("retrieve") }
+                return answer(["existingParameters": ["mvpd": "Cablevision"], "missingParameters": ["redirectUrl"],
+                               "device": [:], "notBefore": "0", "notAfter": "4102444800000"])
+            default:
+                return nil
+            }
+        }
+        let enabler = try client()
+        try await ready(enabler)
+        try await login(enabler)
+        #expect(sessionAnswers.withLock { $0 } == [
+            "create:mvpd=Cablevision&domainName=adobe.com&redirectUrl=adobepass%3A%2F%2Fandroid.app",
+            "resume:domainName=adobe.com", "retrieve", "resume:redirectUrl=adobepass%3A%2F%2Fandroid.app",
+        ])
+        #expect(recorder.status("REGCODE")?.extras["code"] == "RES1234")
+    }
 }

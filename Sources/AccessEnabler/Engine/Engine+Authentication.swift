@@ -177,11 +177,18 @@ extension Engine {
                     return
                 }
                 let values = ["mvpd": mvpd.id, "domainName": domain, "domain": domain, "redirectUrl": redirect]
-                var parameters = (session.missingParameters ?? []).compactMap { name -> (String, String)? in
-                    values[name].map { (name == "domain" ? "domainName" : name, $0) }
-                }
-                if parameters.isEmpty { parameters = [("mvpd", mvpd.id), ("domainName", domain), ("redirectUrl", redirect)] }
                 do {
+                    // The answer names what is missing; when it does not, the session itself says.
+                    var missing = session.missingParameters ?? []
+                    if missing.isEmpty {
+                        missing = try await backend.sessionStatus(requestor.id, code: code).missingParameters
+                    }
+                    var parameters = missing.compactMap { name -> (String, String)? in
+                        values[name].map { (name == "domain" ? "domainName" : name, $0) }
+                    }
+                    if parameters.isEmpty {
+                        parameters = [("mvpd", mvpd.id), ("domainName", domain), ("redirectUrl", redirect)]
+                    }
                     session = try await backend.resumeSession(requestor.id, code: code, parameters: parameters)
                 } catch {
                     if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }

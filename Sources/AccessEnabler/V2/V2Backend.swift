@@ -116,6 +116,14 @@ package struct V2Backend: Sendable {
         }
     }
 
+    /// What the session of `code` still lacks (GET sessions/{code}).
+    package func sessionStatus(_ requestor: String, code: String) async throws(CallFailure) -> SessionStatusAnswer {
+        let url = path(requestor, "sessions", code)
+        return try await call("sessions/{code} (retrieve)", SessionStatusAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: false))
+        }
+    }
+
     // MARK: Decisions
 
     package func preauthorize(_ requestor: String, mvpd: String, resources: [String]) async throws(CallFailure)

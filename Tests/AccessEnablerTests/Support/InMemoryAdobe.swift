@@ -137,6 +137,9 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    /// Opens a session for `code` (tests that script the session answers themselves).
+    func openSession(code: String, mvpd: String) { lock.withLock { sessions[code] = mvpd } }
+
     /// Completes the login of `code` (the viewer on the second screen).
     func login(code: String, mvpd: String) {
         completed.insert(code)
