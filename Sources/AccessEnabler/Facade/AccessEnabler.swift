@@ -117,17 +117,19 @@ public final class AccessEnabler: @unchecked Sendable {
     /// setOptions: `applicationProfile`, `visitorID` (or Android's `ap_vi`), `device_info`
     /// (object or Base64 of one), `handleSVC` (ignored). No callback.
     public func setOptions(_ options: [String: JSONValue]) throws(AccessEnablerError) {
-        var updated = context.withLock { $0 }
+        // Check everything first, then apply all of it at once (concurrent calls do not interleave).
+        var changes: [(inout DeviceContext) -> Void] = []
         for (key, value) in options {
             switch key {
             case "applicationProfile":
                 guard let text = value.stringValue else { throw .invalidArgument("applicationProfile must be a string") }
-                updated.applicationProfile = text.isEmpty ? nil : text
+                changes.append { $0.applicationProfile = text.isEmpty ? nil : text }
             case "visitorID", "ap_vi":
                 guard let text = value.stringValue else { throw .invalidArgument("\(key) must be a string") }
-                updated.visitorID = text.isEmpty ? nil : text
+                changes.append { $0.visitorID = text.isEmpty ? nil : text }
             case "device_info":
-                updated.deviceInfo = try Self.deviceInfoOption(value)
+                let info = try Self.deviceInfoOption(value)
+                changes.append { $0.deviceInfo = info }
             case "handleSVC":
                 guard value.boolValue != nil else { throw .invalidArgument("handleSVC must be a boolean") }
             default:
@@ -135,7 +137,7 @@ public final class AccessEnabler: @unchecked Sendable {
             }
         }
         try checkAlive()
-        context.withLock { $0 = updated }
+        context.withLock { context in for change in changes { change(&context) } }
     }
 
     private static func deviceInfoOption(_ value: JSONValue) throws(AccessEnablerError) -> String {
