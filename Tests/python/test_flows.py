@@ -59,6 +59,7 @@ def test_full_sequence(ready_client, recorder, emulator):
         "set_requestor_complete", "set_authentication_status", "display_provider_dialog", "status",
         "set_authentication_status", "set_token", "preauthorized_resources"] + ["set_metadata_status"] * 6 + [
         "status", "set_authentication_status", "set_authentication_status"]
+    recorder.wait("send_tracking_data", count=5)  # the last one follows the last status callback
     tracking = [args[0] for args in recorder.of("send_tracking_data")]
     assert tracking == [ae.TRACKING_AUTHENTICATION, ae.TRACKING_MVPD_SELECTION, ae.TRACKING_AUTHENTICATION,
                         ae.TRACKING_AUTHORIZATION, ae.TRACKING_AUTHENTICATION]
