@@ -65,7 +65,7 @@ extern "C" {
  * ============================================================================================ */
 
 #define AE_VERSION_MAJOR 0
-#define AE_VERSION_MINOR 1
+#define AE_VERSION_MINOR 2
 #define AE_VERSION_PATCH 0
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -195,12 +195,106 @@ AE_API void ae_string_free(char *string);
  */
 typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 
-#define AE_CONFIG_VERSION 1
+/* ============================================================================================
+ * Partner framework: the platform's TV-provider single sign-on (Apple's Video Subscriber Account
+ * model, made portable). The host implements the two requests below with its platform's SSO
+ * service and answers each one later, from any thread, with exactly one ae_partner_reply_*()
+ * call. A request that gets no reply within `timeout_ms` ends as AE_PARTNER_E_TIMEOUT.
+ * ============================================================================================ */
+
+/** Access status of the app to the viewer's TV-provider account (VSAccountAccessStatus values). */
+#define AE_PARTNER_ACCESS_NOT_DETERMINED 0
+#define AE_PARTNER_ACCESS_RESTRICTED 1
+#define AE_PARTNER_ACCESS_DENIED 2
+#define AE_PARTNER_ACCESS_GRANTED 3
+
+/** Whether the viewer is signed in to a TV provider at platform level, as far as the platform knows. */
+#define AE_PARTNER_SIGNED_IN_UNKNOWN (-1)
+#define AE_PARTNER_SIGNED_OUT 0
+#define AE_PARTNER_SIGNED_IN 1
+
+/** Partner errors (ae_partner_reply_error). The comment names Apple's VSErrorCode it stands for. */
+#define AE_PARTNER_E_UNSUPPORTED_PROVIDER 1  /* unsupportedProvider: picked a provider not onboarded; detail = its id */
+#define AE_PARTNER_E_USER_CANCELLED 2        /* userCancelled: the picker was dismissed */
+#define AE_PARTNER_E_SERVICE_UNAVAILABLE 3   /* serviceTemporarilyUnavailable */
+#define AE_PARTNER_E_REJECTED 4              /* providerRejected / rejected */
+#define AE_PARTNER_E_OTHER_PROVIDER 5        /* the viewer chose "Other TV provider" in the picker */
+#define AE_PARTNER_E_ACCESS_NOT_GRANTED 6    /* accessNotGranted */
+#define AE_PARTNER_E_FAILED 7                /* any other platform failure; detail says what */
+#define AE_PARTNER_E_TIMEOUT 8               /* set by the SDK: no reply within timeout_ms */
+
+/** One pending partner request (opaque; a number, never an address). Valid until it is answered,
+    times out, or the client is destroyed; replies after that return AE_E_INVALID_HANDLE. */
+typedef struct ae_partner_request ae_partner_request;
+
+#define AE_PARTNER_FRAMEWORK_VERSION 1
+
+/**
+ * The platform's TV-provider SSO, given to ae_client_create() through ae_config.partner (the
+ * struct is copied; `user_data` is kept). Both callbacks are required. They are called on an
+ * SDK thread, must not block, and are answered later with ae_partner_reply_*().
+ */
+typedef struct ae_partner_framework {
+    uint32_t version;   /**< AE_PARTNER_FRAMEWORK_VERSION */
+    void *user_data;    /**< Passed back as the last argument of both callbacks. */
+    const char *name;   /**< Partner name on the wire (`/sessions/sso/{partner}`). NULL: "Apple". */
+    int32_t timeout_ms; /**< Longest wait for a reply. 0: 60000 for requests that may show UI, 10000 for the others. */
+
+    /** checkAccessStatus: `prompt` non-zero lets the platform ask the viewer. Answer with
+        ae_partner_reply_access_status() or ae_partner_reply_error(). */
+    void (*check_access_status)(int32_t prompt, ae_partner_request *request, void *user_data);
+
+    /** enqueue(VSAccountMetadataRequest): `request_json` is {"channelIdentifier" (the SAML issuer:
+        https://saml.sp.auth.adobe.com, or https://saml.sp.auth-staging.adobe.com for staging hosts),
+        "includeAccountProviderIdentifier", "includeAuthenticationExpirationDate", "isInterruptionAllowed"
+        (true: the platform may show its provider picker or login), "supportedAccountProviderIdentifiers",
+        "featuredAccountProviderIdentifiers", "attributeNames", "verificationToken" (the SAML request,
+        Base64, passed unparsed)} (borrowed). Answer with ae_partner_reply_metadata() or ae_partner_reply_error(). */
+    void (*enqueue_metadata_request)(const char *request_json, ae_partner_request *request, void *user_data);
+} ae_partner_framework;
+
+/**
+ * Fills `partner` with NULLs, version AE_PARTNER_FRAMEWORK_VERSION.
+ * @return AE_OK or AE_E_INVALID_ARG. Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner);
+
+/**
+ * Answers check_access_status.
+ * @param access_status  AE_PARTNER_ACCESS_*.
+ * @param signed_in      AE_PARTNER_SIGNED_IN / _OUT / _UNKNOWN.
+ * @return AE_OK; AE_E_INVALID_HANDLE (unknown, already answered or timed out); AE_E_INVALID_ARG.
+ * Ownership: n/a. Thread: any. Callback: none (the SDK goes on on its own threads).
+ */
+AE_API int32_t ae_partner_reply_access_status(ae_partner_request *request, int32_t access_status, int32_t signed_in);
+
+/**
+ * Answers enqueue_metadata_request with the account metadata.
+ * @param metadata_json  {"accountProviderIdentifier": string|null, "authenticationExpirationDate": ms since
+ *                       the epoch|null, "samlAttributeQueryResponse": string|null} (copied). The SAML text is
+ *                       passed as the platform returned it; the SDK cleans it up and encodes it.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (not that object).
+ * Ownership: copied. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_partner_reply_metadata(ae_partner_request *request, const char *metadata_json);
+
+/**
+ * Answers either request with a failure.
+ * @param error   AE_PARTNER_E_* (not AE_PARTNER_E_TIMEOUT).
+ * @param detail  NULL, or text: the provider id for AE_PARTNER_E_UNSUPPORTED_PROVIDER, else the
+ *                platform's message (passed to the host in the advanced status `details`).
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG.
+ * Ownership: copied. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_partner_reply_error(ae_partner_request *request, int32_t error, const char *detail);
+
+#define AE_CONFIG_VERSION 2
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
  * after the call). Initialise with ae_config_init() so that fields added in later versions get
- * their defaults; a NULL or 0 field means "the default" below.
+ * their defaults; a NULL or 0 field means "the default" below. A struct of an earlier version
+ * (its `version` field) is read up to that version's last field only.
  */
 typedef struct ae_config {
     uint32_t version;               /**< AE_CONFIG_VERSION (set by ae_config_init). */
@@ -229,6 +323,8 @@ typedef struct ae_config {
     ae_log_fn log;                  /**< Optional log sink. */
     void *log_user_data;            /**< Passed back to `log`. */
     int32_t log_level;              /**< Highest level passed to `log`. 0 (AE_LOG_ERROR) up to AE_LOG_DEBUG. */
+    /* version 2 */
+    const ae_partner_framework *partner; /**< Optional platform SSO (copied at create). NULL: none. */
 } ae_config;
 
 /**

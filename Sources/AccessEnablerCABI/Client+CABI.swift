@@ -61,7 +61,7 @@ public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: Un
             throw .unsupportedVersion("ae_delegate version \(delegate.pointee.version) is not supported "
                 + "(this library knows \(AE_DELEGATE_VERSION))")
         }
-        let settings = try ConfigReader.settings(config.pointee)
+        let settings = try ConfigReader.settings(try ConfigReader.copy(config))
         let enabler = try AccessEnabler(settings: settings)
         let bridge = DelegateBridge(delegate.pointee)
         enabler.delegate = bridge

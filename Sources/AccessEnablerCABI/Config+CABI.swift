@@ -30,11 +30,24 @@ struct HostPointer: @unchecked Sendable {
 }
 
 enum ConfigReader {
-    /// `ae_config` (version 1) → Settings. Field names in messages are the header's.
-    static func settings(_ config: ae_config) throws(AccessEnablerError) -> Settings {
-        guard config.version == UInt32(AE_CONFIG_VERSION) else {
-            throw .unsupportedVersion("ae_config version \(config.version) is not supported (this library knows \(AE_CONFIG_VERSION))")
+    /// Copies the host's `ae_config`, reading no further than its version's last field (a struct
+    /// compiled against an older header is shorter).
+    static func copy(_ pointer: UnsafePointer<ae_config>) throws(AccessEnablerError) -> ae_config {
+        let version = UnsafeRawPointer(pointer).load(as: UInt32.self)
+        let size: Int
+        switch version {
+        case 1: size = MemoryLayout<ae_config>.offset(of: \ae_config.partner)!
+        case UInt32(AE_CONFIG_VERSION): size = MemoryLayout<ae_config>.size
+        default:
+            throw .unsupportedVersion("ae_config version \(version) is not supported (this library knows 1...\(AE_CONFIG_VERSION))")
         }
+        var config = ae_config()
+        withUnsafeMutableBytes(of: &config) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
+        return config
+    }
+
+    /// `ae_config` → Settings. Field names in messages are the header's.
+    static func settings(_ config: ae_config) throws(AccessEnablerError) -> Settings {
         var settings = Settings(softwareStatement: try CInput.string(config.software_statement, "software_statement"))
         if let baseURL = try CInput.optionalString(config.base_url, "base_url") { settings.baseURL = baseURL }
         switch config.api_generation {
@@ -69,6 +82,7 @@ enum ConfigReader {
             throw .invalidArgument("log_level \(config.log_level) is unknown")
         }
         settings.logLevel = level
+        if let partner = config.partner { settings.partner = try CPartner(partner.pointee) }
         if let log = config.log {
             let userData = HostPointer(raw: config.log_user_data)
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }

@@ -27,6 +27,8 @@ package enum Event: Sendable {
     case sendTrackingData(event: Int32, data: [String])
     case setMetadataStatus(JSONValue?, encrypted: Bool, key: Int32, arguments: JSONValue)
     case preauthorizedResources([String])
+    case presentTvProviderDialog(JSONValue)
+    case dismissTvProviderDialog(JSONValue)
     case status(AdvancedStatus)
     case preauthorizeResponse(PreauthorizeResponse, completion: @Sendable (PreauthorizeResponse) -> Void)
 }

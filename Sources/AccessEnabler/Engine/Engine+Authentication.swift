@@ -4,29 +4,39 @@
 /// second-screen (registration code) login of REST API V2.
 extension Engine {
     func checkAuthentication() {
+        if settings.partner != nil {
+            spawn { await self.checkAuthenticationWithPartner() }
+            return
+        }
         let profile = currentProfile()
         emit(.setAuthenticationStatus(profile == nil ? 0 : 1,
                                       profile == nil ? AccessEnablerErrorCode.userNotAuthenticated : ""))
         trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
     }
 
-    func getAuthentication(force: Bool) {
+    func getAuthentication(force: Bool, filter: JSONValue? = nil) {
         if !force, let profile = currentProfile() {
             emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
             trackAuthentication(success: true, profile: profile, cached: true)
             return
         }
-        joinLogin(.authentication)
+        joinLogin(.authentication, filter: filter)
     }
 
-    /// Adds a waiter to the login in progress, or starts one with the provider dialog.
-    func joinLogin(_ waiter: Login.Waiter) {
+    /// Adds a waiter to the login in progress, or starts one: with the platform's picker when a
+    /// partner framework is configured and an MVPD supports it, else with the provider dialog.
+    func joinLogin(_ waiter: Login.Waiter, filter: JSONValue? = nil) {
         if login != nil {
             login?.waiters.append(waiter)
             return
         }
-        login = Login(id: newLoginID(), waiters: [waiter])
-        emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+        let loginID = newLoginID()
+        login = Login(id: loginID, waiters: [waiter])
+        if settings.partner != nil, let requestor, !requestor.configuration.pickerMVPDs.isEmpty {
+            login?.taskID = spawn { await self.runPartnerLogin(loginID, filter: filter) }
+        } else {
+            emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+        }
     }
 
     func setSelectedProvider(_ id: String?) {
@@ -105,11 +115,11 @@ extension Engine {
         }
     }
 
-    private func failLogin(_ loginID: Int, _ status: AdvancedStatus) {
+    func failLogin(_ loginID: Int, _ status: AdvancedStatus) {
         finishLogin(loginID, .failure(code: AccessEnablerErrorCode.genericAuthentication, status: status))
     }
 
-    private func completeLogin(_ loginID: Int, with profile: Profile) {
+    func completeLogin(_ loginID: Int, with profile: Profile) {
         guard let requestor, login?.id == loginID else { return }
         let deviceID = context.withLock { $0.deviceID }
         do {
@@ -128,20 +138,31 @@ extension Engine {
         let backend = requestor.backend
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
         let redirect = settings.redirectURL
-        var session: SessionAnswer
+        let session: SessionAnswer
         do {
             session = try await backend.createSession(requestor.id, mvpd: mvpd.id, domainName: domain, redirectURL: redirect)
         } catch {
             if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }
             return
         }
+        await continueSession(loginID, mvpd: mvpd, session: session)
+    }
+
+    /// Follows a session answer (also a partner fallback's, whose code and URL are reused): resume
+    /// while parameters are missing, then show the code and poll, or complete at once.
+    func continueSession(_ loginID: Int, mvpd: MVPD, session first: SessionAnswer, partnerStatus: String? = nil) async {
+        guard let requestor else { return }
+        let backend = requestor.backend
+        let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
+        let redirect = settings.redirectURL
+        var session = first
         var resumes = 0
         while login?.id == loginID, !Task.isCancelled {
             switch session.actionName {
             case "authorize":
                 // A profile exists already (also TempPass and degraded access): no code to show.
                 do {
-                    guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id) else {
+                    guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id, partnerStatus: partnerStatus) else {
                         failLogin(loginID, AdvancedStatus("N500", .error, "Adobe reported a profile for \(mvpd.id) but returned none."))
                         return
                     }

@@ -25,7 +25,9 @@ extension Engine {
         guard let requestor else { return }
         let decisions: [Decision]
         do {
-            decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource])
+            let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
+            decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
+                                                              partnerStatus: partnerStatus)
         } catch {
             if error.isCancellation { return }
             if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced) {

@@ -23,7 +23,7 @@ extension Engine {
             return
         }
         spawn {
-            let outcome = await self.preauthorizations(unique, mvpd: profile.mvpd, useCache: cache)
+            let outcome = await self.preauthorizations(unique, profile: profile, useCache: cache)
             if let failure = outcome.failure { self.emit(.status(StatusCatalog.preauthorizationFailure(failure))) }
             self.emit(.preauthorizedResources(unique.filter { outcome.decisions[$0]?.authorized == true }))
         }
@@ -39,7 +39,7 @@ extension Engine {
         }
         let useCache = !request.disabledFeatures.contains(.localCache)
         spawn {
-            let outcome = await self.preauthorizations(unique, mvpd: profile.mvpd, useCache: useCache)
+            let outcome = await self.preauthorizations(unique, profile: profile, useCache: useCache)
             let decisions = unique.map { resource in
                 let decision = outcome.decisions[resource] ?? (false, outcome.failure)
                 return PreauthorizeResponse.Decision(id: resource, authorized: decision.authorized, error: decision.error)
@@ -51,7 +51,8 @@ extension Engine {
     }
 
     /// Decisions for `resources`: cached ones first, then the rest in parallel requests.
-    func preauthorizations(_ resources: [String], mvpd: String, useCache: Bool) async -> PreauthorizationOutcome {
+    func preauthorizations(_ resources: [String], profile: Profile, useCache: Bool) async -> PreauthorizationOutcome {
+        let mvpd = profile.mvpd
         guard let requestor else { return PreauthorizationOutcome() }
         var outcome = PreauthorizationOutcome()
         var missing: [String] = []
@@ -67,9 +68,12 @@ extension Engine {
         let chunks = stride(from: 0, to: missing.count, by: limit).map { Array(missing[$0..<min($0 + limit, missing.count)]) }
         let backend = requestor.backend
         let requestorID = requestor.id
+        let partnerStatus = profile.type == "appleSSO" && !chunks.isEmpty ? await partnerHeaderForDecisions() : nil
         let fetched = await withTaskGroup(of: PreauthorizationOutcome.self) { group in
             for chunk in chunks {
-                group.addTask { await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd) }
+                group.addTask {
+                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus)
+                }
             }
             var merged = PreauthorizationOutcome()
             for await part in group {
@@ -97,12 +101,12 @@ extension Engine {
         return outcome
     }
 
-    private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String) async
-        -> PreauthorizationOutcome
+    private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String,
+                              partnerStatus: String?) async -> PreauthorizationOutcome
     {
         var outcome = PreauthorizationOutcome()
         do {
-            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk)
+            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk, partnerStatus: partnerStatus)
             let byResource = Dictionary(decisions.map { ($0.resource.trimmedSpaces, $0) }) { first, _ in first }
             for resource in chunk {
                 // A resource Adobe leaves out of the answer is not permitted.
@@ -112,8 +116,10 @@ extension Engine {
         } catch {
             if case .enhanced(let enhanced, _) = error.error, enhanced.code == "too_many_resources", chunk.count > 1 {
                 let half = chunk.count / 2
-                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, mvpd: mvpd)
-                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, mvpd: mvpd)
+                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, mvpd: mvpd,
+                                        partnerStatus: partnerStatus)
+                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, mvpd: mvpd,
+                                         partnerStatus: partnerStatus)
                 let parts = await [first, second]
                 for part in parts {
                     outcome.decisions.merge(part.decisions) { first, _ in first }

@@ -80,6 +80,11 @@ extension Engine {
         for (mvpd, answer) in answers {
             switch answer {
             case .success(let logouts):
+                if logouts.values.contains(where: { $0.actionName == "partner_logout" }) {
+                    emit(.status(AdvancedStatus("VSA203", .info, "The viewer signed in through the platform's TV provider "
+                        + "account: ask them to sign out of it in the platform's TV provider settings too.",
+                        extras: ["mvpd": .string(mvpd)])))
+                }
                 for action in logouts.values where action.actionName == "logout" {
                     guard let url = action.url.map(backend.absolute) else { continue }
                     if settings.loginMode == .browser {

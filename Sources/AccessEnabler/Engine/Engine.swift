@@ -57,6 +57,8 @@ package actor Engine {
     var preauthorizationCache: [String: CachedDecision] = [:]
     var preauthorizeLimit: Int
     var logoutRedirectPending = false
+    /// The partner status and when it was asked (refreshed by setRequestor and when stale).
+    var partnerCache: (status: PartnerStatus, askedAt: Int64)?
 
     package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
                  deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
@@ -98,7 +100,7 @@ package actor Engine {
         switch command {
         case .setRequestor: break  // handled by dispatch
         case .checkAuthentication: checkAuthentication()
-        case .getAuthentication(let force, _, _): getAuthentication(force: force)
+        case .getAuthentication(let force, _, let filter): getAuthentication(force: force, filter: filter)
         case .setSelectedProvider(let id): setSelectedProvider(id)
         case .getSelectedProvider: getSelectedProvider()
         case .authorization(let resource, let check): authorization(resource, check: check)
@@ -163,6 +165,13 @@ package actor Engine {
         let now = clock.nowMillis()
         let maxAge = settings.cacheMaxAgeMillis
         let cached = try? store.configuration(scope, requestor: id)
+        // Partner SSO: setRequestor (also on return to foreground) refreshes the partner status.
+        var partnerHeader: String?
+        if settings.partner != nil {
+            let status = await refreshPartnerStatus()
+            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { emit(.status(advisory)) }
+            if status.problem(at: now, configuration: cached?.0) == nil { partnerHeader = status.headerValue }
+        }
         let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
         let configurationFresh = cached.map { now >= $0.fetchedAt && now - $0.fetchedAt < maxAge } ?? false
         let profilesFresh = syncedAt.map { now >= $0 && now - $0 < maxAge } ?? false
@@ -172,9 +181,10 @@ package actor Engine {
             () async throws(CallFailure) -> RequestorConfiguration? in
             configurationFresh ? nil : try await backend.configuration(id)
         }
+        let syncProfiles = !profilesFresh || partnerHeader != nil
         async let profilesResult = Self.capture {
             () async throws(CallFailure) -> [Profile]? in
-            profilesFresh ? nil : try await backend.profiles(id)
+            syncProfiles ? try await backend.profiles(id, partnerStatus: partnerHeader) : nil
         }
         let (configurationOutcome, profilesOutcome) = await (configurationResult, profilesResult)
         if Task.isCancelled { return }
@@ -211,6 +221,13 @@ package actor Engine {
             logger.warning("profile sync failed (\(failure.error.enhancedError.code)); keeping the stored profiles")
         }
         requestor = Requestor(id: id, configuration: configuration, backend: backend)
+        if settings.partner != nil, currentProfile() == nil, let status = partnerCache?.status,
+            status.problem(at: clock.nowMillis(), configuration: configuration) == nil
+        {
+            // Signed in at platform level but no profile: exchange silently (no callback of its own).
+            await silentPartnerExchange(status)
+            if Task.isCancelled { return }
+        }
         finishSetRequestor(.success(()))
     }
 

@@ -33,6 +33,8 @@ public struct Settings: Sendable {
     public var requestsPerSecond: Double = 1
     /// How long setRequestor trusts the stored configuration and profiles.
     public var cacheMaxAgeMillis: Int64 = 300_000
+    /// The platform's TV-provider SSO (Apple's Video Subscriber Account model); nil: none.
+    public var partner: (any PartnerFramework)?
     public var logLevel: LogLevel = .error
     public var logSink: (@Sendable (LogLevel, String) -> Void)?
 

@@ -258,6 +258,8 @@ public final class AccessEnabler: @unchecked Sendable {
         case .setMetadataStatus(let value, let encrypted, let key, let arguments):
             delegate?.setMetadataStatus(value, encrypted: encrypted, forKey: key, andArguments: arguments)
         case .preauthorizedResources(let resources): delegate?.preauthorizedResources(resources)
+        case .presentTvProviderDialog(let dialog): delegate?.presentTvProviderDialog(dialog)
+        case .dismissTvProviderDialog(let dialog): delegate?.dismissTvProviderDialog(dialog)
         case .status(let advanced): status?.status(advanced)
         case .preauthorizeResponse(let response, let completion): completion(response)
         }
@@ -279,7 +281,7 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
 /// The library version (the header's AE_VERSION_*).
 public enum Version {
     public static let major: Int32 = 0
-    public static let minor: Int32 = 1
+    public static let minor: Int32 = 2
     public static let patch: Int32 = 0
     public static var number: Int32 { major * 10000 + minor * 100 + patch }
     public static var string: String { "\(major).\(minor).\(patch)" }

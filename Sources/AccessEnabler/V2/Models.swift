@@ -54,6 +54,8 @@ public struct MVPD: Sendable, Hashable, Codable {
     public var boardingStatus: String?
     public var platformMappingId: String?
     public var displayInPlatformPicker: Bool
+    /// SAML attribute names the partner must return (V1's MVPD list field; read when present).
+    public var requiredMetadataFields: [String]
 
     public init(id: String, displayName: String, logoURL: String? = nil, isTempPass: Bool = false) {
         self.id = id
@@ -65,16 +67,17 @@ public struct MVPD: Sendable, Hashable, Codable {
         self.boardingStatus = nil
         self.platformMappingId = nil
         self.displayInPlatformPicker = false
+        self.requiredMetadataFields = []
     }
 
     private enum HostKeys: String, CodingKey {
         case id = "ID", displayName, logoURL, isTempPass, isProxy, enablePlatformServices, boardingStatus,
-            platformMappingId, displayInPlatformPicker
+            platformMappingId, displayInPlatformPicker, requiredMetadataFields
     }
 
     private enum AdobeKeys: String, CodingKey {
         case id, displayName, logoUrl, isTempPass, isProxy, enablePlatformServices, boardingStatus,
-            platformMappingId, displayInPlatformPicker
+            platformMappingId, displayInPlatformPicker, requiredMetadataFields
     }
 
     /// Decodes Adobe's `MvpdType` (configuration answer) or the host form written by `encode`.
@@ -90,6 +93,7 @@ public struct MVPD: Sendable, Hashable, Codable {
             boardingStatus = try adobe.decodeIfPresent(String.self, forKey: .boardingStatus)
             platformMappingId = try adobe.decodeIfPresent(String.self, forKey: .platformMappingId)
             displayInPlatformPicker = try adobe.decodeIfPresent(Bool.self, forKey: .displayInPlatformPicker) ?? false
+            requiredMetadataFields = (try? adobe.decodeIfPresent([String].self, forKey: .requiredMetadataFields)) ?? []
             return
         }
         let host = try decoder.container(keyedBy: HostKeys.self)
@@ -102,6 +106,7 @@ public struct MVPD: Sendable, Hashable, Codable {
         boardingStatus = try host.decodeIfPresent(String.self, forKey: .boardingStatus)
         platformMappingId = try host.decodeIfPresent(String.self, forKey: .platformMappingId)
         displayInPlatformPicker = try host.decodeIfPresent(Bool.self, forKey: .displayInPlatformPicker) ?? false
+        requiredMetadataFields = try host.decodeIfPresent([String].self, forKey: .requiredMetadataFields) ?? []
     }
 
     /// The host form: AccessEnabler's MVPD field names.
@@ -116,6 +121,7 @@ public struct MVPD: Sendable, Hashable, Codable {
         try container.encodeIfPresent(boardingStatus, forKey: .boardingStatus)
         try container.encodeIfPresent(platformMappingId, forKey: .platformMappingId)
         try container.encode(displayInPlatformPicker, forKey: .displayInPlatformPicker)
+        if !requiredMetadataFields.isEmpty { try container.encode(requiredMetadataFields, forKey: .requiredMetadataFields) }
     }
 }
 
@@ -247,9 +253,17 @@ package struct SessionAnswer: Decodable, Sendable {
     package var code: String?
     package var mvpd: String?
     package var notAfter: Int64?
+    /// sessions/sso: the partner authentication request (`partner_profile`).
+    package var authenticationRequest: AuthenticationRequest?
+
+    package struct AuthenticationRequest: Decodable, Sendable {
+        package var type: String?
+        package var request: String
+        package var attributesNames: [String]?
+    }
 
     private enum CodingKeys: String, CodingKey {
-        case actionName, actionType, reasonType, missingParameters, url, code, mvpd, notAfter
+        case actionName, actionType, reasonType, missingParameters, url, code, mvpd, notAfter, authenticationRequest
     }
 
     package init(from decoder: any Decoder) throws {
@@ -262,6 +276,7 @@ package struct SessionAnswer: Decodable, Sendable {
         code = try container.decodeIfPresent(String.self, forKey: .code)
         mvpd = try container.decodeIfPresent(String.self, forKey: .mvpd)
         notAfter = try container.decodeMillis(.notAfter)
+        authenticationRequest = try container.decodeIfPresent(AuthenticationRequest.self, forKey: .authenticationRequest)
     }
 }
 

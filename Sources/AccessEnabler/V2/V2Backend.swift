@@ -19,8 +19,8 @@ package struct V2Backend: Sendable {
     }
 
     /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
-    private func headers(token: String, device: Bool, visitor: Bool = true, contentType: String? = nil)
-        -> [(name: String, value: String)]
+    private func headers(token: String, device: Bool, visitor: Bool = true, contentType: String? = nil,
+                         partnerStatus: String? = nil) -> [(name: String, value: String)]
     {
         let context = context()
         var headers: [(name: String, value: String)] = [
@@ -32,6 +32,7 @@ package struct V2Backend: Sendable {
             headers.append(("X-Device-Info", context.deviceInfo))
         }
         if visitor, let visitorID = context.visitorID { headers.append(("AP-Visitor-Identifier", visitorID)) }
+        if let partnerStatus { headers.append(("AP-Partner-Framework-Status", partnerStatus)) }
         return headers
     }
 
@@ -68,17 +69,20 @@ package struct V2Backend: Sendable {
 
     // MARK: Profiles
 
-    package func profiles(_ requestor: String) async throws(CallFailure) -> [Profile] {
+    /// `partnerStatus`: the AP-Partner-Framework-Status value, so Adobe may return partner profiles.
+    package func profiles(_ requestor: String, partnerStatus: String? = nil) async throws(CallFailure) -> [Profile] {
         let url = path(requestor, "profiles")
         return try await call("profiles", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus))
         }.profiles
     }
 
-    package func profile(_ requestor: String, mvpd: String) async throws(CallFailure) -> Profile? {
+    package func profile(_ requestor: String, mvpd: String, partnerStatus: String? = nil) async throws(CallFailure)
+        -> Profile?
+    {
         let url = path(requestor, "profiles", mvpd)
         return try await call("profiles/{mvpd}", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus))
         }.profiles.first { $0.mvpd == mvpd }
     }
 
@@ -126,28 +130,60 @@ package struct V2Backend: Sendable {
 
     // MARK: Decisions
 
-    package func preauthorize(_ requestor: String, mvpd: String, resources: [String]) async throws(CallFailure)
-        -> [Decision]
-    {
-        try await decisions("preauthorize", requestor, mvpd, resources)
-    }
-
-    package func authorize(_ requestor: String, mvpd: String, resources: [String]) async throws(CallFailure)
-        -> [Decision]
-    {
-        try await decisions("authorize", requestor, mvpd, resources)
-    }
-
-    private func decisions(_ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String])
+    package func preauthorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil)
         async throws(CallFailure) -> [Decision]
+    {
+        try await decisions("preauthorize", requestor, mvpd, resources, partnerStatus)
+    }
+
+    package func authorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil)
+        async throws(CallFailure) -> [Decision]
+    {
+        try await decisions("authorize", requestor, mvpd, resources, partnerStatus)
+    }
+
+    private func decisions(_ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String],
+                           _ partnerStatus: String?) async throws(CallFailure) -> [Decision]
     {
         let url = path(requestor, "decisions", kind, mvpd)
         let body = JSON.data(["resources": resources])
         return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
             HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: true, contentType: "application/json;charset=utf-8"),
+                        headers: headers(token: token, device: true, contentType: "application/json;charset=utf-8",
+                                         partnerStatus: partnerStatus),
                         body: body)
         }.decisions
+    }
+
+    // MARK: Partner single sign-on
+
+    /// sessions/sso/{partner}: the partner authentication request, or a fallback session.
+    package func partnerSession(_ requestor: String, partner: String, domainName: String, redirectURL: String,
+                                partnerStatus: String) async throws(CallFailure) -> SessionAnswer
+    {
+        let url = path(requestor, "sessions", "sso", partner)
+        let body = Array(Encoding.form([("domainName", domainName), ("redirectUrl", redirectURL)]).utf8)
+        return try await call("sessions/sso", SessionAnswer.self) { token in
+            HTTPRequest(method: "POST", url: url,
+                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded",
+                                         partnerStatus: partnerStatus),
+                        body: body)
+        }
+    }
+
+    /// profiles/sso/{partner}: creates the partner profile. `samlResponse` is already encoded by
+    /// SAMLResponseEncoding and goes into the body as is (never form-encoded again).
+    package func partnerProfile(_ requestor: String, partner: String, samlResponse: String, partnerStatus: String)
+        async throws(CallFailure) -> Profile?
+    {
+        let url = path(requestor, "profiles", "sso", partner)
+        let body = Array(("SAMLResponse=" + samlResponse).utf8)
+        return try await call("profiles/sso", ProfilesAnswer.self) { token in
+            HTTPRequest(method: "POST", url: url,
+                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded",
+                                         partnerStatus: partnerStatus),
+                        body: body)
+        }.profiles.first
     }
 
     // MARK: Logout

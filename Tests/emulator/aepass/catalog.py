@@ -1,9 +1,9 @@
 """Service providers (requestors) and their MVPD integrations: the emulator's static data.
 
-The MVPD table is plain data so that later work can add TempPass MVPDs (`isTempPass`),
-platform-SSO fields (`platformMappingId`, `enablePlatformServices`, `boardingStatus`,
-`displayInPlatformPicker`) through `config_fields`, and new behaviour flags, without
-touching the handlers' structure.
+The MVPD table is plain data: extra configuration fields (`isTempPass`, the platform-SSO fields
+`platformMappingId`, `enablePlatformServices`, `boardingStatus`, `displayInPlatformPicker`, and
+V1's `requiredMetadataFields`) go through `config_fields`, and new behaviour flags can be added
+without touching the handlers' structure.
 """
 
 from __future__ import annotations
@@ -21,6 +21,22 @@ class Mvpd:
     auth_per_aggregator: bool = False
     # Extra MvpdType fields copied as-is into the configuration answer.
     config_fields: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def platform_mapping_id(self) -> str | None:
+        """The id the platform (Apple) knows this MVPD by, if it has platform services."""
+        value = self.config_fields.get("platformMappingId")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def partner_sso_onboarded(self) -> bool:
+        """Platform services on and onboarded for SSO (`boardingStatus` SUPPORTED, not PICKER)."""
+        return (self.config_fields.get("enablePlatformServices") is True
+                and self.config_fields.get("boardingStatus") == "SUPPORTED")
+
+    @property
+    def required_metadata_fields(self) -> list[str]:
+        return list(self.config_fields.get("requiredMetadataFields", []))
 
     def configuration(self, base_url: str) -> dict[str, Any]:
         return {
@@ -42,6 +58,12 @@ class Requestor:
     def mvpd(self, mvpd_id: str) -> Mvpd | None:
         return next((m for m in self.mvpds if m.id == mvpd_id), None)
 
+    def mvpd_for_platform_id(self, platform_id: str | None) -> Mvpd | None:
+        """The MVPD whose `platformMappingId` is `platform_id` (a PFS provider id)."""
+        if not platform_id:
+            return None
+        return next((m for m in self.mvpds if m.platform_mapping_id == platform_id), None)
+
     def configuration(self, base_url: str) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -51,17 +73,39 @@ class Requestor:
         }
 
 
+SSO_METADATA_FIELDS = ("uid", "NameID", "uniqueId")
+
+
+def platform_fields(mapping_id: str, boarding_status: str, in_picker: bool,
+                    metadata_fields: tuple[str, ...] = SSO_METADATA_FIELDS) -> Mapping[str, Any]:
+    """The configuration fields of an MVPD with platform (Apple) single sign-on services."""
+    return MappingProxyType({
+        "platformMappingId": mapping_id,
+        "enablePlatformServices": True,
+        "boardingStatus": boarding_status,
+        "displayInPlatformPicker": in_picker,
+        "requiredMetadataFields": list(metadata_fields),
+    })
+
+
 REQUESTORS: dict[str, Requestor] = {
     "REF30": Requestor(
         id="REF30",
         name="Reference site",
         domains=("adobe.com",),
         mvpds=(
-            Mvpd("Cablevision", "Optimum"),
-            Mvpd("Comcast_SSO", "Xfinity"),
-            Mvpd("Spectrum", "Spectrum"),
-            Mvpd("DTV", "DIRECTV"),
-            Mvpd("Dish", "DISH", has_logout_endpoint=False),
+            Mvpd("Cablevision", "Optimum",
+                 config_fields=platform_fields("Cablevision", "SUPPORTED", True)),
+            Mvpd("Comcast_SSO", "Xfinity",
+                 config_fields=platform_fields("Comcast", "SUPPORTED", True,
+                                               SSO_METADATA_FIELDS + ("zip",))),
+            # In the platform's picker, but not onboarded for SSO: Adobe does the login.
+            Mvpd("Spectrum", "Spectrum", config_fields=platform_fields("Spectrum", "PICKER", True)),
+            Mvpd("DTV", "DIRECTV"),  # no platform services
+            # Onboarded with the platform, but partner SSO is disabled on the Adobe side by
+            # default (config `partner_sso_disabled`).
+            Mvpd("Dish", "DISH", has_logout_endpoint=False,
+                 config_fields=platform_fields("DishNetwork", "SUPPORTED", False)),
         ),
     ),
 }

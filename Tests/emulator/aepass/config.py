@@ -22,6 +22,9 @@ DEFAULTS: dict[str, Any] = {
     "auto_login_ms": None,
     "latency_ms": 0,
     "revoked_software_statements": [],
+    # MVPD ids whose partner (Apple) SSO is disabled on the Adobe side: /sessions/sso answers
+    # `configuration_fallback` for them.
+    "partner_sso_disabled": ["Dish"],
 }
 
 
@@ -60,6 +63,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "auto_login_ms": (lambda v: v is None or _is_number(v), "null or a number >= 0"),
     "latency_ms": (_is_number, "a number >= 0"),
     "revoked_software_statements": (_is_string_list, "a list of strings"),
+    "partner_sso_disabled": (_is_string_list, "a list of MVPD ids"),
 }
 
 

@@ -36,6 +36,24 @@ CODES: dict[str, ErrorSpec] = {
         "none", 400, "The resources parameter value is missing or invalid."),
     "invalid_parameter_redirect_url": ErrorSpec(
         "none", 400, "The redirect URL parameter value is missing or invalid."),
+    "invalid_parameter_partner": ErrorSpec(
+        "none", 400, "The partner parameter value is missing or invalid."),
+    "invalid_parameter_saml_response": ErrorSpec(
+        "none", 400, "The SAML response parameter value is missing or invalid."),
+    "invalid_header_pfs_permission_access_not_present": ErrorSpec(
+        "none", 400, "The partner framework status permission access status is not present."),
+    "invalid_header_pfs_permission_access_not_determined": ErrorSpec(
+        "none", 400, "The partner framework status permission access status is not determined."),
+    "invalid_header_pfs_permission_access_not_granted": ErrorSpec(
+        "none", 400, "The partner framework status permission access status is not granted."),
+    "invalid_header_pfs_provider_id_not_determined": ErrorSpec(
+        "none", 400,
+        "The partner framework status provider identifier is not associated with a known MVPD."),
+    "invalid_header_pfs_provider_id_mismatch": ErrorSpec(
+        "none", 400,
+        "The partner framework status provider identifier does not match the MVPD parameter."),
+    "invalid_header_pfs_provider_info_expired": ErrorSpec(
+        "none", 400, "The partner framework status provider information has expired."),
     "invalid_header_device_info": ErrorSpec(
         "none", 400, "The device information header value is missing or invalid."),
     "invalid_header_device_identifier": ErrorSpec(

@@ -29,28 +29,34 @@ def create_session(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
     params = checks.form_parameters(req, SESSION_PARAMETERS)
-    sp = caller.requestor.id
     if "mvpd" in params:
         checks.mvpd(caller.requestor, params["mvpd"])
         profile = state.valid_profile(caller.profile_key(device.device_id, params["mvpd"]), caller.now)
         if profile:
-            return json_response(200, _authorize_answer(sp, profile, str(uuid.uuid4())))
+            return json_response(200, authorize_answer(caller.requestor.id, profile, str(uuid.uuid4())))
+    session = open_session(state, caller, device, params, req.header("User-Agent"))
+    return json_response(200, session_answer(session, resumed=False))
+
+
+def open_session(state: State, caller: checks.Caller, device: checks.DeviceHeaders,
+                 params: dict[str, str], user_agent: str | None) -> Session:
+    """Store a new authentication session (with a code) for the caller's client and device."""
     auto_login_ms = state.config["auto_login_ms"]
     session = Session(
         code=state.new_code(),
         session_id=str(uuid.uuid4()),
-        service_provider=sp,
+        service_provider=caller.requestor.id,
         client_id=caller.token.client_id,
         device_id=device.device_id,
         device_info=device.info,
-        user_agent=req.header("User-Agent"),
+        user_agent=user_agent,
         params=params,
         not_before=caller.now,
         not_after=caller.now + state.ttl_ms("code_ttl_s"),
         auto_login_at=None if auto_login_ms is None else caller.now + int(auto_login_ms),
     )
     state.sessions[session.code] = session
-    return json_response(200, _session_answer(session, resumed=False))
+    return session
 
 
 def resume_session(state: State, req: Request) -> Response:
@@ -64,8 +70,8 @@ def resume_session(state: State, req: Request) -> Response:
     mvpd_id = session.params.get("mvpd")
     profile = state.valid_profile(session.key_for(mvpd_id), caller.now) if mvpd_id else None
     if profile:
-        return json_response(200, _authorize_answer(caller.requestor.id, profile, session.session_id))
-    return json_response(200, _session_answer(session, resumed=True))
+        return json_response(200, authorize_answer(caller.requestor.id, profile, session.session_id))
+    return json_response(200, session_answer(session, resumed=True))
 
 
 def get_session(state: State, req: Request) -> Response:
@@ -96,7 +102,7 @@ def start_authentication(state: State, req: Request) -> Response:
     return redirect(f"{req.base_url}/_emulator/mvpd/login?code={quote(session.code)}")
 
 
-def _authorize_answer(sp: str, profile: Profile, session_id: str) -> dict[str, Any]:
+def authorize_answer(sp: str, profile: Profile, session_id: str) -> dict[str, Any]:
     mvpd_id = profile.key.mvpd
     return {
         "actionName": "authorize",
@@ -109,7 +115,7 @@ def _authorize_answer(sp: str, profile: Profile, session_id: str) -> dict[str, A
     }
 
 
-def _session_answer(session: Session, resumed: bool) -> dict[str, Any]:
+def session_answer(session: Session, resumed: bool) -> dict[str, Any]:
     """`authenticate` when every parameter is known, else `resume` (create) / `retry` (resume)."""
     sp, code = session.service_provider, session.code
     missing = session.missing_parameters()

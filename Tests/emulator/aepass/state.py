@@ -98,6 +98,23 @@ class Session:
 
 
 @dataclass
+class PartnerRequest:
+    """A SAML request handed out by /sessions/sso/{partner}, waiting for its SAMLResponse."""
+
+    request_id: str
+    client_id: str
+    device_id: str
+    service_provider: str
+    mvpd: str
+    provider_id: str  # the MVPD's platformMappingId, as the platform knows it
+    attribute_names: list[str]
+    expires_ms: int
+
+    def expired(self, now: int) -> bool:
+        return now >= self.expires_ms
+
+
+@dataclass
 class State:
     config: dict[str, Any]
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -106,12 +123,14 @@ class State:
     tokens: dict[str, AccessToken] = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     profiles: dict[ProfileKey, Profile] = field(default_factory=dict)
+    partner_requests: dict[str, PartnerRequest] = field(default_factory=dict)
 
     def forget_everything(self) -> None:
         self.clients.clear()
         self.tokens.clear()
         self.sessions.clear()
         self.profiles.clear()
+        self.partner_requests.clear()
         self.buckets.clear()
 
     def new_code(self) -> str:
@@ -141,4 +160,5 @@ class State:
             "access_tokens": len(self.tokens),
             "sessions": len(self.sessions),
             "profiles": len(self.profiles),
+            "partner_requests": len(self.partner_requests),
         }

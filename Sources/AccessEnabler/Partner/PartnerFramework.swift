@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The viewer's permission for this app to use the platform's TV-provider account
+/// (VSAccountAccessStatus; raw values are the header's AE_PARTNER_ACCESS_*).
+public enum PartnerAccessStatus: Int32, Sendable {
+    case notDetermined = 0, restricted = 1, denied = 2, granted = 3
+
+    /// The spelling of the `AP-Partner-Framework-Status` header.
+    public var wireName: String {
+        switch self {
+        case .notDetermined: "notDetermined"
+        case .restricted: "restricted"
+        case .denied: "denied"
+        case .granted: "granted"
+        }
+    }
+}
+
+/// Whether the viewer is signed in to a TV provider at platform level (AE_PARTNER_SIGNED_*).
+public enum PartnerSignIn: Int32, Sendable {
+    case unknown = -1, signedOut = 0, signedIn = 1
+}
+
+/// The answer to checkAccessStatus.
+public struct PartnerAccess: Sendable, Equatable {
+    public var status: PartnerAccessStatus
+    public var signIn: PartnerSignIn
+    public init(_ status: PartnerAccessStatus, signIn: PartnerSignIn = .unknown) {
+        self.status = status
+        self.signIn = signIn
+    }
+}
+
+/// VSAccountMetadataRequest.
+public struct PartnerMetadataRequest: Sendable, Equatable, Encodable {
+    public var channelIdentifier: String
+    public var includeAccountProviderIdentifier = true
+    public var includeAuthenticationExpirationDate = true
+    public var isInterruptionAllowed: Bool
+    public var supportedAccountProviderIdentifiers: [String] = []
+    public var featuredAccountProviderIdentifiers: [String] = []
+    public var attributeNames: [String] = []
+    /// The SAML request (Base64), passed to the platform unparsed.
+    public var verificationToken: String?
+
+    public init(channelIdentifier: String, isInterruptionAllowed: Bool) {
+        self.channelIdentifier = channelIdentifier
+        self.isInterruptionAllowed = isInterruptionAllowed
+    }
+}
+
+/// VSAccountMetadata.
+public struct PartnerMetadata: Sendable, Equatable {
+    /// The provider as the platform knows it (the MVPD's `platformMappingId`).
+    public var accountProviderIdentifier: String?
+    /// Milliseconds since the Unix epoch.
+    public var authenticationExpirationDate: Int64?
+    /// The SAML attribute query response, as the platform returns it.
+    public var samlAttributeQueryResponse: String?
+
+    public init(accountProviderIdentifier: String? = nil, authenticationExpirationDate: Int64? = nil,
+                samlAttributeQueryResponse: String? = nil)
+    {
+        self.accountProviderIdentifier = accountProviderIdentifier
+        self.authenticationExpirationDate = authenticationExpirationDate
+        self.samlAttributeQueryResponse = samlAttributeQueryResponse
+    }
+}
+
+/// A partner failure (AE_PARTNER_E_*), with the platform's detail text.
+public struct PartnerError: Error, Sendable, Equatable {
+    public enum Code: Int32, Sendable {
+        case unsupportedProvider = 1, userCancelled = 2, serviceUnavailable = 3, rejected = 4, otherProvider = 5,
+            accessNotGranted = 6, failed = 7, timeout = 8
+    }
+
+    public var code: Code
+    /// The provider id for `unsupportedProvider`, else the platform's message.
+    public var detail: String?
+
+    public init(_ code: Code, detail: String? = nil) {
+        self.code = code
+        self.detail = detail
+    }
+
+    var summary: String { "\(code)" + (detail.map { ": \($0)" } ?? "") }
+}
+
+/// One pending partner request; answer exactly once, from any thread. Later answers are ignored
+/// (and report false).
+public final class PartnerReply<Value: Sendable>: Sendable {
+    private struct State {
+        var deliver: (@Sendable (Result<Value, PartnerError>) -> Void)?
+        var onFinish: [@Sendable () -> Void] = []
+    }
+
+    private let state: Locked<State>
+
+    init(_ deliver: @escaping @Sendable (Result<Value, PartnerError>) -> Void) { state = Locked(State(deliver: deliver)) }
+
+    @discardableResult public func succeed(_ value: Value) -> Bool { finish(.success(value)) }
+    @discardableResult public func fail(_ error: PartnerError) -> Bool { finish(.failure(error)) }
+
+    /// True until the request is answered, times out or is cancelled.
+    public var isPending: Bool { state.withLock { $0.deliver != nil } }
+
+    /// Runs `body` once the request is over (at once if it already is).
+    package func whenFinished(_ body: @escaping @Sendable () -> Void) {
+        let over = state.withLock { state -> Bool in
+            if state.deliver == nil { return true }
+            state.onFinish.append(body)
+            return false
+        }
+        if over { body() }
+    }
+
+    @discardableResult
+    func finish(_ result: Result<Value, PartnerError>) -> Bool {
+        let (deliver, hooks) = state.withLock { state in
+            defer {
+                state.deliver = nil
+                state.onFinish = []
+            }
+            return (state.deliver, state.onFinish)
+        }
+        guard let deliver else { return false }
+        deliver(result)
+        for hook in hooks { hook() }
+        return true
+    }
+}
+
+/// The platform's TV-provider SSO, with the Video Subscriber Account semantics. Implementations
+/// must not block: they answer through `reply`, now or later, from any thread.
+public protocol PartnerFramework: AnyObject, Sendable {
+    /// The partner name on the wire (`/sessions/sso/{partner}`): "Apple" for the Apple flow.
+    var name: String { get }
+    /// Longest wait for a reply in milliseconds; nil: 60 s for requests that may show UI, else 10 s.
+    var timeoutMillis: Int? { get }
+    func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>)
+    func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>)
+}
+
+extension PartnerFramework {
+    public var name: String { "Apple" }
+    public var timeoutMillis: Int? { nil }
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// ae_partner_framework: the host's platform SSO behind the Swift PartnerFramework protocol, and
+// the reply functions that answer its requests.
+public import CAccessEnabler
+import AccessEnabler
+
+/// A pending partner request, looked up by number (never an address): a late, repeated or
+/// made-up reply is a failed lookup.
+private enum PendingRequests {
+    enum Reply {
+        case access(PartnerReply<PartnerAccess>)
+        case metadata(PartnerReply<PartnerMetadata>)
+
+        func fail(_ error: PartnerError) {
+            switch self {
+            case .access(let reply): reply.fail(error)
+            case .metadata(let reply): reply.fail(error)
+            }
+        }
+    }
+
+    private static let state = Locked<(next: UInt, replies: [UInt: Reply])>((0x10_0000, [:]))
+
+    static func add(_ reply: Reply) -> OpaquePointer {
+        let handle = state.withLock { state -> UInt in
+            let handle = state.next
+            state.next += 0x10
+            state.replies[handle] = reply
+            return handle
+        }
+        return OpaquePointer(bitPattern: handle)!
+    }
+
+    /// Takes the request out (it can be answered once).
+    static func take(_ handle: OpaquePointer?) throws(AccessEnablerError) -> Reply {
+        guard let handle else { throw .invalidHandle("request is NULL") }
+        guard let reply = state.withLock({ $0.replies.removeValue(forKey: UInt(bitPattern: handle)) }) else {
+            throw .invalidHandle("unknown, answered or timed-out partner request")
+        }
+        return reply
+    }
+
+    static func forget(_ handle: UInt) {
+        state.withLock { _ = $0.replies.removeValue(forKey: handle) }
+    }
+}
+
+/// The host's ae_partner_framework as a PartnerFramework.
+final class CPartner: PartnerFramework, @unchecked Sendable {
+    private let table: ae_partner_framework
+    let name: String
+    let timeoutMillis: Int?
+
+    init(_ table: ae_partner_framework) throws(AccessEnablerError) {
+        guard table.version == UInt32(AE_PARTNER_FRAMEWORK_VERSION) else {
+            throw .unsupportedVersion("ae_partner_framework version \(table.version) is not supported")
+        }
+        guard table.check_access_status != nil, table.enqueue_metadata_request != nil else {
+            throw .invalidArgument("partner: check_access_status and enqueue_metadata_request are required")
+        }
+        guard table.timeout_ms >= 0 else { throw .invalidArgument("partner: timeout_ms must not be negative") }
+        self.table = table
+        self.name = try CInput.optionalString(table.name, "partner.name") ?? "Apple"
+        guard !name.isEmpty else { throw .invalidArgument("partner.name is empty") }
+        self.timeoutMillis = table.timeout_ms == 0 ? nil : Int(table.timeout_ms)
+    }
+
+    func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>) {
+        let handle = PendingRequests.add(.access(reply))
+        let number = UInt(bitPattern: handle)
+        reply.whenFinished { PendingRequests.forget(number) }  // timed out or cancelled: refuse late replies
+        table.check_access_status?(prompt ? 1 : 0, handle, table.user_data)
+    }
+
+    func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>) {
+        let handle = PendingRequests.add(.metadata(reply))
+        let number = UInt(bitPattern: handle)
+        reply.whenFinished { PendingRequests.forget(number) }
+        JSON.text(request).withCString { table.enqueue_metadata_request?($0, handle, table.user_data) }
+    }
+}
+
+@c @implementation
+public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner_framework>?) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let partner else { throw .invalidArgument("partner is NULL") }
+        partner.pointee = ae_partner_framework()
+        partner.pointee.version = UInt32(AE_PARTNER_FRAMEWORK_VERSION)
+    }
+}
+
+@c @implementation
+public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let access = PartnerAccessStatus(rawValue: access_status) else {
+            throw .invalidArgument("access_status \(access_status) is not an AE_PARTNER_ACCESS_* value")
+        }
+        guard let signIn = PartnerSignIn(rawValue: signed_in) else {
+            throw .invalidArgument("signed_in \(signed_in) is not an AE_PARTNER_SIGNED_* value")
+        }
+        guard case .access(let reply) = try PendingRequests.take(request) else {
+            throw .invalidArgument("this request expects ae_partner_reply_metadata or ae_partner_reply_error")
+        }
+        reply.succeed(PartnerAccess(access, signIn: signIn))
+    }
+}
+
+@c @implementation
+public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let object = try CInput.json(metadata_json, "metadata_json").objectValue else {
+            throw .invalidArgument("metadata_json must be a JSON object")
+        }
+        func optionalString(_ key: String) throws(AccessEnablerError) -> String? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            default: throw .invalidArgument("metadata_json: \(key) must be a string or null")
+            }
+        }
+        let provider = try optionalString("accountProviderIdentifier")
+        let saml = try optionalString("samlAttributeQueryResponse")
+        var expiration: Int64?
+        if let value = object["authenticationExpirationDate"], value != .null {
+            guard let millis = value.int64Value else {
+                throw .invalidArgument("metadata_json: authenticationExpirationDate must be milliseconds or null")
+            }
+            expiration = millis
+        }
+        guard case .metadata(let reply) = try PendingRequests.take(request) else {
+            throw .invalidArgument("this request expects ae_partner_reply_access_status or ae_partner_reply_error")
+        }
+        reply.succeed(PartnerMetadata(accountProviderIdentifier: provider, authenticationExpirationDate: expiration,
+                                      samlAttributeQueryResponse: saml))
+    }
+}
+
+@c @implementation
+public func ae_partner_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
+    status { () throws(AccessEnablerError) in
+        guard let code = PartnerError.Code(rawValue: error), code != .timeout else {
+            throw .invalidArgument("error \(error) is not an AE_PARTNER_E_* reply value")
+        }
+        let text = try CInput.optionalString(detail, "detail")
+        try PendingRequests.take(request).fail(PartnerError(code, detail: text))
+    }
+}
