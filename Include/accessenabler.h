@@ -394,7 +394,8 @@ typedef struct ae_delegate {
     /** preauthorizedResources: JSON array of the resources the viewer may watch (UI hints only). */
     void (*preauthorized_resources)(const char *resources_json, void *user_data);
 
-    /** presentTvProviderDialog: a partner (platform SSO) picker is to be shown; `dialog_json` describes it. */
+    /** presentTvProviderDialog: the partner framework's provider picker is about to show; `dialog_json` is
+        {"partner", "supportedAccountProviderIdentifiers", "featuredAccountProviderIdentifiers"}. */
     void (*present_tv_provider_dialog)(const char *dialog_json, void *user_data);
 
     /** dismissTvProviderDialog: the partner picker is gone. */
@@ -403,7 +404,12 @@ typedef struct ae_delegate {
     /** status (EntitlementStatus): advanced status as a JSON object {"errorId", "level" ("info", "warning",
         "error"), "message", "details"?, ...} plus, when it came from Adobe's enhanced error codes,
         "enhancedError": {"status", "code", "action", "message"?, "details"?, "helpUrl"?, "trace"?}.
-        REGCODE (second screen) adds "code", "url", "activationUrl", "notAfter". */
+        REGCODE (second screen) adds "code", "url", "activationUrl", "notAfter". With a partner framework:
+        VSA403 / VSA404 (permission denied / undetermined), APPL (setRequestor) and APPL_ERROR
+        (checkAuthentication; `details` has the partner's error) — spelled as Adobe's Apple SSO cookbook
+        spells them (its error table writes AAPL / AAPL_ERROR) —, VSA503, N003, N004, N005 (getAuthentication
+        falls back to display_provider_dialog with exactly one of them), VSA203 (logout of a partner profile:
+        the viewer must also sign out in the platform's TV provider settings). See docs/ERRORS.md. */
     void (*status)(const char *status_json, void *user_data);
 } ae_delegate;
 

@@ -2,6 +2,9 @@
 # Builds the Swift example player and runs it against the bundled Adobe Pass emulator.
 #   scripts/demo.sh                 unattended: the emulator's simulated viewer logs in after 3 s
 #   scripts/demo.sh --interactive   you choose the MVPD and log in with a browser at the printed URL
+#   scripts/demo.sh --partner signed-in:Comcast    a simulated platform SSO already signed in
+#   scripts/demo.sh --partner picker:Cablevision   the simulated platform picker, where the viewer picks
+# Other options go to the player (Examples/SwiftPlayer/main.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh build
@@ -10,7 +13,10 @@ swift build -c release --product example-player
 player=$(swift build -c release --show-bin-path)/example-player
 
 interactive=false
-[ "${1:-}" = --interactive ] && interactive=true
+if [ "${1:-}" = --interactive ]; then
+    interactive=true
+    shift
+fi
 emulator_args=(--port 0 --quiet)
 $interactive || emulator_args+=(--auto-login-ms 3000)
 output=$(mktemp)
@@ -23,7 +29,7 @@ url=$(awk '/LISTENING/ {print $2}' "$output")
 
 storage=$(mktemp -d)/store.sqlite
 if $interactive; then
-    "$player" --base-url "$url" --storage "$storage"
+    "$player" --base-url "$url" --storage "$storage" "$@"
 else
-    "$player" --base-url "$url" --storage "$storage" --unattended
+    "$player" --base-url "$url" --storage "$storage" --unattended "$@"
 fi

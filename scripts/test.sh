@@ -33,6 +33,12 @@ echo "$out" | tail -3
 grep -q "getAuthentication: authenticated" <<<"$out"
 grep -q "short media token" <<<"$out"
 grep -q "logout: done" <<<"$out"
+for partner in signed-in:Comcast picker:Cablevision; do
+    out=$(bash scripts/demo.sh --partner "$partner")
+    grep -q "tokenSource: Apple" <<<"$out"
+    grep -q "short media token" <<<"$out"
+    echo "partner $partner: ok"
+done
 
 step "OpenAPI conformance of every request the SDK sent"
 python3 Tests/emulator/validate_requests.py "$logs"/*.jsonl

@@ -2,11 +2,14 @@
 // The Swift example player: the whole AccessEnabler flow of a set-top box, on the callback API.
 //
 //   example-player --base-url http://127.0.0.1:PORT [--requestor REF30] [--mvpd ID] [--resource ID]
-//                  [--storage PATH] [--unattended]
+//                  [--storage PATH] [--unattended] [--partner signed-in:PROVIDER | --partner picker:PROVIDER]
 //
 // Without --unattended it asks which MVPD to use and waits while you log in on another device
 // (open the printed URL in a browser). With --unattended it picks --mvpd (or the first MVPD) and
 // waits for the emulator's simulated viewer (`emulator.py --auto-login-ms N`) to log in.
+// --partner plugs in the simulated platform SSO (PartnerSimulator): `signed-in:Comcast` is a
+// platform already signed in to that provider (setRequestor exchanges it silently);
+// `picker:Cablevision` shows the platform picker, where the simulated viewer picks that provider.
 import AccessEnabler
 import Foundation
 
@@ -17,6 +20,7 @@ struct Options {
     var resource = "LIVE"
     var storage: String?
     var unattended = false
+    var partner: String?
     // A software statement from the TVE Dashboard; the emulator accepts any JWT-shaped one.
     var softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImV4YW1wbGUtcGxheWVyIn0.c2lnbmF0dXJl"
 
@@ -30,6 +34,7 @@ struct Options {
             case "--mvpd": mvpd = rest.popFirst()
             case "--resource": resource = rest.popFirst() ?? resource
             case "--storage": storage = rest.popFirst()
+            case "--partner": partner = rest.popFirst()
             case "--software-statement": softwareStatement = rest.popFirst() ?? softwareStatement
             default:
                 print("unknown option \(flag)")
@@ -48,6 +53,7 @@ final class Events: EntitlementDelegate, EntitlementStatus, @unchecked Sendable 
         case token(String, String)
         case tokenFailed(String, String, String)
         case providers([MVPD])
+        case partnerPicker(JSONValue)
         case metadata(JSONValue?, Int32, JSONValue)
         case status(AdvancedStatus)
     }
@@ -90,6 +96,7 @@ final class Events: EntitlementDelegate, EntitlementStatus, @unchecked Sendable 
         yield(.tokenFailed(resource, errorCode, errorDescription))
     }
     func displayProviderDialog(_ mvpds: [MVPD]) { yield(.providers(mvpds)) }
+    func presentTvProviderDialog(_ dialog: JSONValue) { yield(.partnerPicker(dialog)) }
     func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: Int32, andArguments arguments: JSONValue) {
         yield(.metadata(metadata, key, arguments))
     }
@@ -107,6 +114,20 @@ var settings = Settings(softwareStatement: options.softwareStatement)
 settings.baseURL = options.baseURL
 settings.storagePath = options.storage
 settings.pollIntervalMillis = 3_000
+if let partner = options.partner {
+    var script = PartnerSimulator.Script()
+    script.signIn = .signedIn
+    let parts = partner.split(separator: ":", maxSplits: 1).map(String.init)
+    switch (parts.first, parts.count == 2 ? parts[1] : nil) {
+    case ("signed-in", let provider?): script.account = provider
+    case ("picker", let provider?): script.picker = .choose(provider)
+    default:
+        print("--partner takes signed-in:PROVIDER or picker:PROVIDER")
+        exit(2)
+    }
+    settings.partner = PartnerSimulator(script)
+    print("platform SSO: simulated (\(partner))")
+}
 
 let events = Events()
 let enabler: AccessEnabler
@@ -122,7 +143,7 @@ print("AccessEnabler for Linux \(Version.string) — requestor \(options.request
 
 func next() async -> Events.Event {
     let event = await events.next()
-    if case .status(let status) = event, status.errorID != "REGCODE", status.errorID != "LOGOUT" {
+    if case .status(let status) = event, !["REGCODE", "LOGOUT", "VSA203"].contains(status.errorID) {
         print("  [status \(status.errorID) \(status.level.rawValue)] \(status.message)")
     }
     return event
@@ -145,7 +166,7 @@ do {
     while true {
         if case .authenticationStatus(let status, _) = await next() {
             authenticated = status == 1
-            print("checkAuthentication: \(authenticated ? "authenticated (stored profile)" : "not authenticated")")
+            print("checkAuthentication: \(authenticated ? "authenticated (no login needed)" : "not authenticated")")
             break
         }
     }
@@ -165,6 +186,9 @@ do {
                 }
                 print("selected: \(choice ?? "none")")
                 try enabler.setSelectedProvider(choice)
+            case .partnerPicker(let dialog):
+                let providers = dialog["supportedAccountProviderIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                print("platform picker shows: \(providers.joined(separator: ", ")) — the simulated viewer picks one")
             case .status(let status) where status.errorID == "REGCODE":
                 let code = status.extras["code"]?.stringValue ?? "?"
                 let url = status.extras["url"]?.stringValue ?? "?"
@@ -221,6 +245,8 @@ do {
         switch await next() {
         case .status(let status) where status.errorID == "LOGOUT":
             print("logout: the MVPD's logout page is \(status.extras["url"]?.stringValue ?? "?")")
+        case .status(let status) where status.errorID == "VSA203":
+            print("logout: \(status.message)")
         case .authenticationStatus(let status, _):
             print("logout: done (authenticated = \(status))")
             enabler.shutdown()

@@ -8,6 +8,10 @@ library are freed with ae_string_free. Callback objects (CFUNCTYPE) are kept ali
 Client for as long as the client exists.
 
 Library lookup: $AE_LIBRARY, else .build/release/libaccessenabler.so relative to the repository.
+
+Partner framework (platform TV-provider SSO): `Client(..., partner=obj)` takes an
+`accessenabler.partner.Partner` (for tests, `accessenabler.partner.PartnerSimulator`); the Client
+keeps the partner, its `PartnerFramework` struct and its callbacks alive.
 """
 import ctypes
 import json
@@ -45,9 +49,27 @@ AE_API_V2 = 2
 AE_LOGIN_SECOND_SCREEN = 0
 AE_LOGIN_BROWSER = 1
 AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
-AE_CONFIG_VERSION = 1
+AE_CONFIG_VERSION = 2
 AE_DELEGATE_VERSION = 1
 AE_MAX_STRING_LENGTH = 65536
+
+# --- partner framework (same values as the header) ----------------------------------------------
+AE_PARTNER_FRAMEWORK_VERSION = 1
+AE_PARTNER_ACCESS_NOT_DETERMINED = 0
+AE_PARTNER_ACCESS_RESTRICTED = 1
+AE_PARTNER_ACCESS_DENIED = 2
+AE_PARTNER_ACCESS_GRANTED = 3
+AE_PARTNER_SIGNED_IN_UNKNOWN = -1
+AE_PARTNER_SIGNED_OUT = 0
+AE_PARTNER_SIGNED_IN = 1
+AE_PARTNER_E_UNSUPPORTED_PROVIDER = 1
+AE_PARTNER_E_USER_CANCELLED = 2
+AE_PARTNER_E_SERVICE_UNAVAILABLE = 3
+AE_PARTNER_E_REJECTED = 4
+AE_PARTNER_E_OTHER_PROVIDER = 5
+AE_PARTNER_E_ACCESS_NOT_GRANTED = 6
+AE_PARTNER_E_FAILED = 7
+AE_PARTNER_E_TIMEOUT = 8
 
 c_char_p = ctypes.c_char_p
 c_void_p = ctypes.c_void_p
@@ -74,6 +96,23 @@ _CALLBACKS = [
 ]
 CALLBACK_TYPES = dict(_CALLBACKS)
 
+# ae_partner_request * is opaque (a number, never an address): c_void_p, passed back unchanged.
+PARTNER_CHECK_ACCESS_STATUS_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p, c_void_p)
+PARTNER_ENQUEUE_METADATA_REQUEST_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p, c_void_p)
+
+
+class PartnerFramework(ctypes.Structure):
+    """ae_partner_framework."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("user_data", c_void_p),
+        ("name", c_char_p),
+        ("timeout_ms", c_int32),
+        ("check_access_status", PARTNER_CHECK_ACCESS_STATUS_FN),
+        ("enqueue_metadata_request", PARTNER_ENQUEUE_METADATA_REQUEST_FN),
+    ]
+
 
 class Config(ctypes.Structure):
     _fields_ = [
@@ -96,6 +135,8 @@ class Config(ctypes.Structure):
         ("log", LOG_FN),
         ("log_user_data", c_void_p),
         ("log_level", c_int32),
+        # version 2
+        ("partner", ctypes.POINTER(PartnerFramework)),
     ]
 
 
@@ -142,6 +183,21 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
+
+# The partner functions are declared when the library has them: a library built before the
+# partner framework still loads, and only Client(partner=...) is refused.
+_PARTNER_SIGNATURES = {
+    "ae_partner_framework_init": (c_int32, [ctypes.POINTER(PartnerFramework)]),
+    "ae_partner_reply_access_status": (c_int32, [c_void_p, c_int32, c_int32]),
+    "ae_partner_reply_metadata": (c_int32, [c_void_p, c_char_p]),
+    "ae_partner_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
+}
+HAS_PARTNER_FRAMEWORK = all(hasattr(lib, _name) for _name in _PARTNER_SIGNATURES)
+if HAS_PARTNER_FRAMEWORK:
+    for _name, (_restype, _argtypes) in _PARTNER_SIGNATURES.items():
+        _function = getattr(lib, _name)
+        _function.restype = _restype
+        _function.argtypes = _argtypes
 
 
 class AEError(Exception):
@@ -200,7 +256,7 @@ class Client:
                  device_info=None, redirect_url=None, domain_name=None, activation_url=None,
                  login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
                  connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
-                 log=None, log_level=AE_LOG_ERROR):
+                 log=None, log_level=AE_LOG_ERROR, partner=None):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config)))
@@ -223,6 +279,8 @@ class Client:
             log_fn = LOG_FN(lambda level, message, _: log(level, message.decode()))
             self._keep.append(log_fn)
             config.log = log_fn
+        if partner is not None:
+            self._set_partner(config, partner)
         table = Delegate()
         check(lib.ae_delegate_init(ctypes.byref(table)))
         for name, kind in _CALLBACKS:
@@ -237,6 +295,15 @@ class Client:
         self._preauthorize_lock = threading.Lock()
         self._preauthorize_pending = {}
         self._preauthorize_retired = None
+
+    def _set_partner(self, config, partner):
+        """`partner`: an accessenabler.partner.Partner (or a ready PartnerFramework struct)."""
+        if not HAS_PARTNER_FRAMEWORK or config.version < 2:
+            raise AEError(AE_E_UNSUPPORTED_VERSION,
+                          f"this library has no partner framework (ae_config version {config.version})")
+        framework = partner if isinstance(partner, PartnerFramework) else partner.framework()
+        self._keep.extend([partner, framework])  # the struct's callbacks live as long as the client
+        config.partner = ctypes.pointer(framework)
 
     @staticmethod
     def _adapter(name, handler):

@@ -31,13 +31,24 @@ private enum PendingRequests {
         return OpaquePointer(bitPattern: handle)!
     }
 
-    /// Takes the request out (it can be answered once).
-    static func take(_ handle: OpaquePointer?) throws(AccessEnablerError) -> Reply {
+    /// Takes the request out (it can be answered once) if `accepts` it; a wrong kind of reply
+    /// leaves it pending.
+    static func take(_ handle: OpaquePointer?, accepts: (Reply) -> Bool = { _ in true }) throws(AccessEnablerError)
+        -> Reply
+    {
         guard let handle else { throw .invalidHandle("request is NULL") }
-        guard let reply = state.withLock({ $0.replies.removeValue(forKey: UInt(bitPattern: handle)) }) else {
-            throw .invalidHandle("unknown, answered or timed-out partner request")
+        let key = UInt(bitPattern: handle)
+        let found = state.withLock { state -> (Reply?, Bool) in
+            guard let reply = state.replies[key] else { return (nil, false) }
+            guard accepts(reply) else { return (reply, false) }
+            state.replies[key] = nil
+            return (reply, true)
         }
-        return reply
+        switch found {
+        case (nil, _): throw .invalidHandle("unknown, answered or timed-out partner request")
+        case (_?, false): throw .invalidArgument("this reply does not answer that kind of partner request")
+        case (let reply?, true): return reply
+        }
     }
 
     static func forget(_ handle: UInt) {
@@ -98,9 +109,9 @@ public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_s
         guard let signIn = PartnerSignIn(rawValue: signed_in) else {
             throw .invalidArgument("signed_in \(signed_in) is not an AE_PARTNER_SIGNED_* value")
         }
-        guard case .access(let reply) = try PendingRequests.take(request) else {
-            throw .invalidArgument("this request expects ae_partner_reply_metadata or ae_partner_reply_error")
-        }
+        guard case .access(let reply) = try PendingRequests.take(request, accepts: {
+            if case .access = $0 { true } else { false }
+        }) else { throw .internalError("partner reply kind") }
         reply.succeed(PartnerAccess(access, signIn: signIn))
     }
 }
@@ -127,9 +138,9 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
             }
             expiration = millis
         }
-        guard case .metadata(let reply) = try PendingRequests.take(request) else {
-            throw .invalidArgument("this request expects ae_partner_reply_access_status or ae_partner_reply_error")
-        }
+        guard case .metadata(let reply) = try PendingRequests.take(request, accepts: {
+            if case .metadata = $0 { true } else { false }
+        }) else { throw .internalError("partner reply kind") }
         reply.succeed(PartnerMetadata(accountProviderIdentifier: provider, authenticationExpirationDate: expiration,
                                       samlAttributeQueryResponse: saml))
     }

@@ -51,4 +51,37 @@ import Testing
         #expect(second.main == [.requestorComplete(1), .authenticationStatus(1, "")])
         #expect(try await emulator.operations().isEmpty)
     }
+
+    /// The Swift simulator's SAML response is accepted by the emulator: the silent exchange of
+    /// setRequestor, then the platform picker of getAuthentication.
+    @Test func partnerFlowsWithTheSwiftSimulator() async throws {
+        let emulator = try EmulatorProcess()
+        var script = PartnerSimulator.Script()
+        script.account = "Comcast"
+        let simulator = PartnerSimulator(script)
+        var settings = settings(emulator)
+        settings.partner = simulator
+        let recorder = Recorder()
+        let enabler = try AccessEnabler(settings: settings)
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        try enabler.setRequestor("REF30")
+        try enabler.checkAuthentication()
+        try await recorder.wait { $0.isAuthenticationStatus }
+        #expect(recorder.main == [.requestorComplete(1), .authenticationStatus(1, "")])
+        #expect(try await emulator.operations().suffix(2) == ["retrieveVerificationTokenUsingPOST", "createPartnerProfileUsingPOST"])
+        #expect(simulator.metadataRequests.last?.isInterruptionAllowed == false)
+
+        try enabler.logout()
+        try await recorder.wait { $0 == .authenticationStatus(0, "User Not Authenticated Error") }
+        #expect(recorder.status("VSA203") != nil)
+
+        script.account = nil
+        script.picker = .choose("Cablevision")
+        simulator.script = script
+        try enabler.getAuthentication()
+        try await recorder.waitCount(2) { $0 == .authenticationStatus(1, "") }
+        #expect(simulator.metadataRequests.suffix(2).map(\.isInterruptionAllowed) == [true, true])
+        enabler.shutdown()
+    }
 }

@@ -6,6 +6,8 @@ skipped when none exists.
 Shape = same keys with the same JSON types. Map keys that are data (MVPD ids, attribute
 names, session parameters) are ignored, attribute `value`s may have any type (erratum E1),
 and `details`/`trace` may be added to error objects (documented Enhanced Error Code fields).
+MVPDs may carry the platform-SSO fields that the configuration sample does not show (OpenAPI
+`MvpdType` fields, and V1's `requiredMetadataFields`); test_partner_sso.py checks their values.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ EXAMPLES = Path(os.environ["AE_DOC_EXAMPLES"]) if "AE_DOC_EXAMPLES" in os.enviro
     (p for p in EXAMPLE_FILES if p.exists()), EXAMPLE_FILES[0])
 MAP_KEYS = {"profiles", "logouts", "attributes", "existingParameters"}
 OPTIONAL_KEYS = {"details", "trace"}
+PLATFORM_KEYS = {"platformMappingId", "enablePlatformServices", "boardingStatus",
+                 "displayInPlatformPicker", "requiredMetadataFields"}
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.exists(), reason=f"{EXAMPLES} not found")
 
@@ -50,8 +54,9 @@ def shape_problems(ours: Any, theirs: Any, path: str = "$") -> list[str]:
             sample = next(iter(theirs.values()))
             return [p for value in ours.values() for p in shape_problems(value, sample, f"{path}.*")]
         problems = [f"{path}.{k}: missing" for k in theirs if k not in ours]
+        optional = OPTIONAL_KEYS | (PLATFORM_KEYS if path.endswith(".mvpds[]") else set())
         problems += [f"{path}.{k}: not in the example" for k in ours
-                     if k not in theirs and k not in OPTIONAL_KEYS]
+                     if k not in theirs and k not in optional]
         return problems + [p for k in theirs if k in ours and k != "value"
                            for p in shape_problems(ours[k], theirs[k], f"{path}.{k}")]
     if isinstance(theirs, list):

@@ -42,6 +42,9 @@ GOOD = {
                        '{"resources": ["REF30"]}'),
     "logout": entry("GET", "/api/v2/REF30/logout/Cablevision", {**AUTH, **DEVICE},
                     query="redirectUrl=https%3A%2F%2Fadobe.com"),
+    "partner_session": entry("POST", "/api/v2/REF30/sessions/sso/Apple",
+                             {**AUTH, **DEVICE, **FORM, "AP-Partner-Framework-Status": "e30="},
+                             "domainName=adobe.com&redirectUrl=https%3A%2F%2Fadobe.com"),
     "partner_profile": entry("POST", "/api/v2/REF30/profiles/sso/Apple",
                              {**AUTH, **DEVICE, **FORM, "AP-Partner-Framework-Status": "e30="},
                              "SAMLResponse=abc"),
@@ -138,6 +141,16 @@ def test_form_body_schema() -> None:
     assert "form parameter 'mvpd' is repeated" in problems_of(repeated)
     no_saml = {**GOOD["partner_profile"], "body": "other=1"}
     assert "required form parameter 'SAMLResponse' is missing" in problems_of(no_saml)
+    assert validate_entry({**GOOD["partner_profile"], "body": "SAMLResponse=PGE%2Bw7%2FDvj88L2E%2B"}) == []
+    no_redirect = {**GOOD["partner_session"], "body": "domainName=adobe.com"}
+    assert "required form parameter 'redirectUrl' is missing" in problems_of(no_redirect)
+    with_mvpd = {**GOOD["partner_session"], "body": GOOD["partner_session"]["body"] + "&mvpd=Cablevision"}
+    assert "form parameter 'mvpd' is not in the schema" in problems_of(with_mvpd)
+
+
+def test_partner_framework_status_is_optional_on_sessions_sso() -> None:
+    # Erratum E9 covers profiles/sso only: without the header, sessions/sso falls back (pfs_fallback).
+    assert validate_entry(with_headers("partner_session", **{"AP-Partner-Framework-Status": None})) == []
 
 
 def test_token_parameters_and_secrets() -> None:

@@ -25,6 +25,9 @@ DEFAULTS: dict[str, Any] = {
     # MVPD ids whose partner (Apple) SSO is disabled on the Adobe side: /sessions/sso answers
     # `configuration_fallback` for them.
     "partner_sso_disabled": ["Dish"],
+    # Tests: make /sessions/sso answer this fallback whatever the request ("pfs_fallback": the
+    # server rejects the partner status; "missing_parameters_fallback": it lacks redirectUrl).
+    "partner_sso_force_fallback": None,
 }
 
 
@@ -64,6 +67,10 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "latency_ms": (_is_number, "a number >= 0"),
     "revoked_software_statements": (_is_string_list, "a list of strings"),
     "partner_sso_disabled": (_is_string_list, "a list of MVPD ids"),
+    "partner_sso_force_fallback": (
+        lambda v: v in (None, "pfs_fallback", "missing_parameters_fallback"),
+        'null, "pfs_fallback" or "missing_parameters_fallback"',
+    ),
 }
 
 

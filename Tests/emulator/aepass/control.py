@@ -97,11 +97,16 @@ def invalidate_client(state: State, req: Request) -> Response:
 
 
 def expire_profiles(state: State, req: Request) -> Response:
+    """Every profile (regular and appleSSO alike) expires now; `{"type": T}` limits it to type T."""
+    wanted = _body(req).get("type")
+    if wanted is not None and not isinstance(wanted, str):
+        raise ControlError(400, 'expected {"type"?: str}')
     now = now_ms()
-    for profile in state.profiles.values():
+    chosen = [p for p in state.profiles.values() if wanted is None or p.type == wanted]
+    for profile in chosen:
         profile.not_after = min(profile.not_after, now)
         profile.not_before = min(profile.not_before, profile.not_after)
-    return json_response(200, {"expired": len(state.profiles)})
+    return json_response(200, {"expired": len(chosen)})
 
 
 def get_state(state: State, req: Request) -> Response:

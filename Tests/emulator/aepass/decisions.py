@@ -3,6 +3,8 @@
 A missing or expired profile is answered with HTTP 200 and an item-level error on every
 decision (`authenticated_profile_missing` / `authenticated_profile_expired`); the docs do
 not say whether this error is top-level or item-level (rest-api-v2.md §7.3).
+Decisions on a valid `appleSSO` profile need a valid AP-Partner-Framework-Status for its MVPD,
+else a top-level 400 with the matching `invalid_header_pfs_*` code.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xml.sax.saxutils import escape
 
 from . import checks
 from .errors import ApiError, error_object
+from .partner import APPLE_SSO, require_pfs_for
 from .state import Profile, State
 from .web import Request, Response, json_response
 
@@ -47,6 +50,8 @@ def _decide(state: State, req: Request, authorize: bool) -> Response:
         code = "authenticated_profile_missing" if profile is None else "authenticated_profile_expired"
         decisions = [_decision(key.service_provider, mvpd.id, r, error=error_object(code)) for r in resources]
         return json_response(200, {"decisions": decisions})
+    if profile.type == APPLE_SSO:
+        require_pfs_for(req, caller.requestor, mvpd.id, caller.now)
     decide = _authorize_item if authorize else _preauthorize_item
     return json_response(200, {"decisions": [decide(state, profile, r, caller.now) for r in resources]})
 

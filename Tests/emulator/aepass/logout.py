@@ -8,6 +8,7 @@ from urllib.parse import quote, urlencode
 from . import checks
 from .catalog import Mvpd
 from .errors import ApiError
+from .partner import APPLE_SSO
 from .web import Request, Response, json_response
 from .state import State
 
@@ -24,6 +25,8 @@ def logout(state: State, req: Request) -> Response:
     profile = state.profiles.pop(key, None)
     if profile is None or not profile.valid(caller.now):
         action = {"actionName": "invalid", "actionType": "none", "mvpd": mvpd.id}
+    elif profile.type == APPLE_SSO:  # the viewer signs out at platform level (TV Provider settings)
+        action = {"actionName": "partner_logout", "actionType": "partner_interactive", "mvpd": mvpd.id}
     else:
         action = _logout_action(req, mvpd, caller.requestor.id, redirect_url)
     return json_response(200, {"logouts": {mvpd.id: action}})

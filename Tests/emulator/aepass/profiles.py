@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from . import checks
+from .partner import APPLE_SSO, pfs_mvpd
 from .state import Profile, State
 from .web import Request, Response, json_response
 
 
 def _answer(profiles: list[Profile]) -> Response:
     return json_response(200, {"profiles": {p.key.mvpd: p.to_json() for p in profiles}})
+
+
+def _shown(profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
+    """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD."""
+    if not any(p.type == APPLE_SSO for p in profiles):
+        return profiles
+    partner_mvpd = pfs_mvpd(req, caller.requestor, caller.now)
+    return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd]
 
 
 def get_profiles(state: State, req: Request) -> Response:
@@ -22,7 +31,7 @@ def get_profiles(state: State, req: Request) -> Response:
         and p.key.service_provider == caller.requestor.id
         and p.valid(caller.now)
     ]
-    return _answer(found)
+    return _answer(_shown(found, req, caller))
 
 
 def get_profile_for_mvpd(state: State, req: Request) -> Response:
@@ -31,12 +40,16 @@ def get_profile_for_mvpd(state: State, req: Request) -> Response:
     device = checks.device_headers(req)
     mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
     profile = state.valid_profile(caller.profile_key(device.device_id, mvpd.id), caller.now)
-    return _answer([profile] if profile else [])
+    return _answer(_shown([profile] if profile else [], req, caller))
 
 
 def get_profile_for_code(state: State, req: Request) -> Response:
-    """getProfileForCodeUsingGET_1: `{}` until the login through this code completes."""
+    """getProfileForCodeUsingGET_1: `{}` until the login through this code completes.
+
+    Only the regular profile of that login: an appleSSO profile that later replaced it is not
+    the code's (and this operation takes no AP-Partner-Framework-Status).
+    """
     caller = checks.v2_caller(state, req)
     session = checks.live_session(state, req, caller.now)
     profile = state.valid_profile(session.profile_key, caller.now) if session.profile_key else None
-    return _answer([profile] if profile else [])
+    return _answer([profile] if profile and profile.type != APPLE_SSO else [])

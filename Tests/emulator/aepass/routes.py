@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import configuration, control, dcr, decisions, logout, pages, profiles, sessions
+from . import configuration, control, dcr, decisions, logout, pages, partner, profiles, sessions
 from .requestlog import RequestLog
 from .state import State
 from .throttle import THROTTLED_PREFIXES
@@ -49,9 +49,13 @@ def build_routes(log: RequestLog) -> list[Route]:
               "startAuthenticationUsingGET"),
         Route("GET", f"{v2}/configuration", configuration.get_configuration, "handleRequestUsingGET"),
         Route("POST", f"{v2}/sessions", sessions.create_session, "createSessionUsingPOST"),
+        Route("POST", f"{v2}/sessions/sso/{{partner}}", partner.retrieve_authentication_request,
+              "retrieveVerificationTokenUsingPOST"),
         Route("POST", f"{v2}/sessions/{{code}}", sessions.resume_session, "resumeSessionUsingPOST"),
         Route("GET", f"{v2}/sessions/{{code}}", sessions.get_session, "getSessionStatusUsingGET_1"),
         Route("GET", f"{v2}/profiles", profiles.get_profiles, "getProfilesUsingGET_1"),
+        Route("POST", f"{v2}/profiles/sso/{{partner}}", partner.create_partner_profile,
+              "createPartnerProfileUsingPOST"),
         Route("GET", f"{v2}/profiles/code/{{code}}", profiles.get_profile_for_code,
               "getProfileForCodeUsingGET_1"),
         Route("GET", f"{v2}/profiles/{{mvpd}}", profiles.get_profile_for_mvpd, "getProfileForMvpdUsingGET"),

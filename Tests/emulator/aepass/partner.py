@@ -1,0 +1,306 @@
+"""Partner single sign-on (Apple): the partner authentication request and the partner profile.
+
+* `POST /api/v2/{sp}/sessions/sso/{partner}` (retrieveVerificationTokenUsingPOST) hands out a
+  SAML request for the platform, or falls back to the basic flow (a normal session with a code);
+* `POST /api/v2/{sp}/profiles/sso/{partner}` (createPartnerProfileUsingPOST) checks the
+  platform's SAML response against the request it answers and creates an `appleSSO` profile.
+
+The `AP-Partner-Framework-Status` header (PFS) is also read by the profiles, decisions and
+logout handlers: an `appleSSO` profile is only shown or used with a valid PFS for its MVPD.
+The SAML texts come from the shared `simulated_saml` module (see `simulated.py`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, unquote_plus
+
+from . import checks
+from .catalog import Mvpd, Requestor
+from .errors import ApiError
+from .login import user_attributes
+from .sessions import authorize_answer, open_session, session_answer
+from .simulated import simulated_saml
+from .state import PartnerRequest, Profile, State
+from .web import Request, Response, json_response
+
+PARTNERS = ("Apple",)
+PFS_HEADER = "AP-Partner-Framework-Status"
+# The SAML issuer Adobe gives Apple as `channelIdentifier` (rest-api-v2.md §1).
+SAML_ISSUER = "https://saml.sp.auth.adobe.com"
+PARTNER_SESSION_PARAMETERS = ("domainName", "redirectUrl")
+APPLE_SSO = "appleSSO"
+_NAME_ID = re.compile(r"<saml:NameID\b[^>]*>([^<]*)</saml:NameID>")
+_IN_RESPONSE_TO = re.compile(r"<samlp:Response\b[^>]*?\sInResponseTo=\"([^\"]*)\"")
+
+
+# --- AP-Partner-Framework-Status ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FrameworkStatus:
+    """What an AP-Partner-Framework-Status header says (None fields: absent or unreadable)."""
+
+    present: bool = False
+    readable: bool = False  # standard (or URL-safe) Base64 of a JSON object
+    access_status: str | None = None
+    provider_id: str | None = None
+    expiration_ms: int | None = None
+    expiration_readable: bool = True  # false when expirationDate is there but not a number
+
+
+def _b64_json(value: str) -> Any:
+    text = "".join(value.split())
+    text += "=" * (-len(text) % 4)
+    for decode in (lambda t: base64.b64decode(t, validate=True), base64.urlsafe_b64decode):
+        try:
+            return json.loads(decode(text).decode("utf-8-sig"))
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            continue
+    return None
+
+
+def _milliseconds(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def read_framework_status(req: Request) -> FrameworkStatus:
+    """Parse the PFS header leniently (pretty-printed JSON, padding optional, URL-safe Base64)."""
+    value = req.header(PFS_HEADER)
+    if value is None or not value.strip():
+        return FrameworkStatus()
+    payload = _b64_json(value)
+    if not isinstance(payload, dict):
+        return FrameworkStatus(present=True)
+    permission = payload.get("frameworkPermissionInfo")
+    provider = payload.get("frameworkProviderInfo")
+    permission = permission if isinstance(permission, dict) else {}
+    provider = provider if isinstance(provider, dict) else {}
+    access = permission.get("accessStatus")
+    provider_id = provider.get("id")
+    expiration = provider.get("expirationDate")
+    return FrameworkStatus(
+        present=True,
+        readable=True,
+        access_status=access if isinstance(access, str) else None,
+        provider_id=provider_id if isinstance(provider_id, str) and provider_id else None,
+        expiration_ms=_milliseconds(expiration),
+        expiration_readable=expiration is None or _milliseconds(expiration) is not None,
+    )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    code: str | None  # the invalid_header_pfs_* code, None when the PFS is valid
+    details: str | None
+    mvpd: Mvpd | None  # the MVPD the provider id maps to (even when the PFS is invalid otherwise)
+
+
+def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
+    """Check a PFS in the order: access status, provider id, provider information expiry."""
+    mvpd = requestor.mvpd_for_platform_id(status.provider_id)
+
+    def invalid(code: str, details: str) -> Verdict:
+        return Verdict(f"invalid_header_pfs_{code}", details, mvpd)
+
+    if not status.present:
+        return invalid("permission_access_not_present", f"the {PFS_HEADER} header is missing")
+    if not status.readable:
+        return invalid("permission_access_not_present",
+                       f"the {PFS_HEADER} header is not Base64 of a JSON object")
+    if status.access_status is None:
+        return invalid("permission_access_not_present", "frameworkPermissionInfo.accessStatus is missing")
+    if status.access_status == "notDetermined":
+        return invalid("permission_access_not_determined", "accessStatus is notDetermined")
+    if status.access_status != "granted":
+        return invalid("permission_access_not_granted", f"accessStatus is {status.access_status!r}")
+    if status.provider_id is None:
+        return invalid("provider_id_not_determined", "frameworkProviderInfo.id is missing")
+    if mvpd is None:
+        return invalid("provider_id_not_determined",
+                       f"no MVPD of {requestor.id} has platformMappingId {status.provider_id!r}")
+    if not status.expiration_readable:
+        return invalid("provider_info_expired", "frameworkProviderInfo.expirationDate is not a number of ms")
+    if status.expiration_ms is not None and status.expiration_ms <= now:
+        return invalid("provider_info_expired", f"expirationDate {status.expiration_ms} has passed")
+    return Verdict(None, None, mvpd)
+
+
+def pfs_mvpd(req: Request, requestor: Requestor, now: int) -> str | None:
+    """The MVPD id of a valid PFS header, else None."""
+    verdict = judge(read_framework_status(req), requestor, now)
+    return verdict.mvpd.id if verdict.code is None and verdict.mvpd else None
+
+
+def require_pfs_for(req: Request, requestor: Requestor, mvpd_id: str, now: int) -> None:
+    """Decisions on an appleSSO profile: a valid PFS for that MVPD, else a top-level 400."""
+    verdict = judge(read_framework_status(req), requestor, now)
+    if verdict.code:
+        raise ApiError(verdict.code, verdict.details)
+    if verdict.mvpd is None or verdict.mvpd.id != mvpd_id:
+        raise ApiError("invalid_header_pfs_provider_id_mismatch",
+                       f"the PFS provider maps to {verdict.mvpd.id if verdict.mvpd else None!r}, "
+                       f"not to {mvpd_id!r}")
+
+
+def _partner(req: Request) -> str:
+    partner = req.path_params["partner"]
+    if partner not in PARTNERS:
+        raise ApiError("invalid_parameter_partner", f"unknown partner {partner!r}; known: Apple")
+    return partner
+
+
+# --- POST /sessions/sso/{partner} -------------------------------------------------------------
+
+def retrieve_authentication_request(state: State, req: Request) -> Response:
+    """retrieveVerificationTokenUsingPOST: the SAML request for the platform, or a fallback."""
+    caller = checks.v2_caller(state, req)
+    partner = _partner(req)
+    device = checks.device_headers(req)
+    params = checks.form_parameters(req, PARTNER_SESSION_PARAMETERS)
+    verdict = judge(read_framework_status(req), caller.requestor, caller.now)
+    mvpd = verdict.mvpd
+
+    def fallback(reason: str) -> Response:
+        session_params = {**({"mvpd": mvpd.id} if mvpd else {}), **params}
+        session = open_session(state, caller, device, session_params, req.header("User-Agent"))
+        return json_response(200, {**session_answer(session, resumed=False), "reasonType": reason})
+
+    forced = state.config["partner_sso_force_fallback"]
+    if forced == "missing_parameters_fallback":
+        params.pop("redirectUrl", None)
+    if any(p not in params for p in PARTNER_SESSION_PARAMETERS):
+        return fallback("missing_parameters_fallback")
+    if forced == "pfs_fallback":
+        return fallback("pfs_fallback")
+    if verdict.code or mvpd is None:
+        return fallback("pfs_fallback")
+    if mvpd.id in state.config["partner_sso_disabled"] or not mvpd.partner_sso_onboarded:
+        return fallback("configuration_fallback")
+    sp = caller.requestor.id
+    profile = state.valid_profile(caller.profile_key(device.device_id, mvpd.id), caller.now)
+    if profile:
+        return json_response(200, authorize_answer(sp, profile, str(uuid.uuid4())))
+    request_id = "_" + secrets.token_hex(16)
+    attribute_names = mvpd.required_metadata_fields
+    state.partner_requests[request_id] = PartnerRequest(
+        request_id=request_id,
+        client_id=caller.token.client_id,
+        device_id=device.device_id,
+        service_provider=sp,
+        mvpd=mvpd.id,
+        provider_id=mvpd.platform_mapping_id or mvpd.id,
+        attribute_names=attribute_names,
+        expires_ms=caller.now + state.ttl_ms("code_ttl_s"),
+    )
+    saml = simulated_saml.saml_request(request_id, sp, mvpd.id, SAML_ISSUER)
+    return json_response(200, {
+        "actionName": "partner_profile",
+        "actionType": "direct",
+        "reasonType": "none",
+        "url": f"/api/v2/{sp}/profiles/sso/{partner}",
+        "sessionId": str(uuid.uuid4()),
+        "mvpd": mvpd.id,
+        "serviceProvider": sp,
+        "authenticationRequest": {
+            "type": "saml",
+            "request": base64.b64encode(saml.encode("utf-8")).decode("ascii"),
+            "attributesNames": attribute_names,
+        },
+    })
+
+
+# --- POST /profiles/sso/{partner} -------------------------------------------------------------
+
+def raw_form_value(body: str, name: str) -> str | None:
+    """A form parameter percent-decoded once, keeping a literal '+' (parse_qs would make it a space)."""
+    for pair in body.split("&"):
+        key, _, value = pair.partition("=")
+        if unquote_plus(key) == name:
+            return unquote(value, errors="strict")
+    return None
+
+
+def _saml_invalid(details: str) -> ApiError:
+    return ApiError("invalid_parameter_saml_response", details)
+
+
+def _decoded_saml(req: Request) -> str:
+    try:
+        value = raw_form_value(req.text(), "SAMLResponse")
+    except UnicodeDecodeError:
+        raise _saml_invalid("SAMLResponse does not percent-decode to UTF-8") from None
+    if not value:
+        raise _saml_invalid("the SAMLResponse form parameter is missing")
+    try:
+        return base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise _saml_invalid(
+            "SAMLResponse, percent-decoded once, is not standard Base64 of UTF-8 text "
+            "(encoded twice, or '+' sent as a space?)") from None
+
+
+def _difference(got: str, expected: str) -> str:
+    index = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    start = max(0, index - 20)
+    return (f"the SAML response is not the platform's response after the cookbook clean-up "
+            f"(lengths {len(got)} and {len(expected)}); first difference at character {index}: "
+            f"got {got[start:index + 20]!r}, expected {expected[start:index + 20]!r}")
+
+
+def create_partner_profile(state: State, req: Request) -> Response:
+    """createPartnerProfileUsingPOST: check the SAMLResponse, create the appleSSO profile (201)."""
+    caller = checks.v2_caller(state, req)
+    _partner(req)
+    device = checks.device_headers(req)
+    checks.form_parameters(req, ())  # Content-Type and repeated parameters
+    verdict = judge(read_framework_status(req), caller.requestor, caller.now)
+    if verdict.code or verdict.mvpd is None:
+        raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)
+    text = _decoded_saml(req)
+    found = _IN_RESPONSE_TO.search(text)
+    pending = state.partner_requests.get(found.group(1)) if found else None
+    if pending is None or (pending.client_id, pending.device_id, pending.service_provider) != (
+            caller.token.client_id, device.device_id, caller.requestor.id):
+        raise _saml_invalid("the SAML response answers no pending authentication request "
+                            "of this client and device")
+    if pending.expired(caller.now):
+        raise _saml_invalid("the authentication request this SAML response answers has expired")
+    if pending.mvpd != verdict.mvpd.id:
+        raise ApiError("invalid_header_pfs_provider_id_mismatch",
+                       f"the PFS provider maps to {verdict.mvpd.id!r}, the authentication "
+                       f"request was for {pending.mvpd!r}")
+    raw = simulated_saml.saml_response(pending.request_id, pending.provider_id, pending.attribute_names)
+    expected = simulated_saml.clean_saml_response(raw)
+    if text != expected:
+        if text == raw:
+            raise _saml_invalid("the SAML response was not cleaned up (blanks, newlines, trim)")
+        raise _saml_invalid(_difference(text, expected))
+    del state.partner_requests[pending.request_id]
+    name_id = _NAME_ID.search(text)
+    user_id = name_id.group(1) if name_id else simulated_saml.user_id(pending.provider_id)
+    key = caller.profile_key(device.device_id, pending.mvpd)
+    profile = Profile(
+        key=key,
+        issuer="Apple",
+        type=APPLE_SSO,
+        not_before=caller.now,
+        not_after=caller.now + state.ttl_ms("profile_ttl_s"),
+        attributes=user_attributes(user_id),
+    )
+    state.profiles[key] = profile
+    return json_response(201, {"profiles": {pending.mvpd: profile.to_json()}})
