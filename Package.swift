@@ -20,17 +20,20 @@ let package = Package(
         // The Swift API (`import AccessEnabler`).
         .library(name: "AccessEnabler", targets: ["AccessEnabler"]),
         .executable(name: "example-player", targets: ["ExamplePlayer"]),
+        // Fuzz harness functions, for the libFuzzer executables of the separate Fuzz/ package.
+        .library(name: "AccessEnablerFuzz", targets: ["AccessEnablerFuzz"]),
     ],
     targets: [
         // The hand-written contract, imported back into Swift so the thunks are checked against it.
         .target(name: "CAccessEnabler", path: "Sources/CAccessEnabler"),
         // Typed wrappers over libcurl's variadic setters (Swift cannot call C varargs).
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),
         .target(
             name: "AccessEnabler",
-            dependencies: ["CCurl", "CSQLite", "CCrypto"],
+            dependencies: ["CCurl", "CSQLite", "CCrypto", "CSystem"],
             swiftSettings: strict
         ),
         .target(
@@ -41,6 +44,12 @@ let package = Package(
             // Export the contract only (ae_*); everything else in the .so stays local.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(root)/Sources/AccessEnablerCABI/exports.map"])]
         ),
+        // Fuzz harness: one function per parser of untrusted input (Fuzz/, scripts/fuzz.sh).
+        .target(
+            name: "AccessEnablerFuzz",
+            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "ExamplePlayer",
             dependencies: ["AccessEnabler"],
@@ -49,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AccessEnablerTests",
-            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler"],
+            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler", "AccessEnablerFuzz"],
             swiftSettings: strict
         ),
     ]

@@ -24,7 +24,8 @@
  *
  * Threads.   Every function may be called from any thread, including from inside a callback.
  *            Callbacks never run inside the call that caused them. They run on one internal
- *            thread per client, one at a time, in the order they were produced. A callback
+ *            thread per client, one at a time, in the order they were produced — or, in
+ *            event-loop mode, on the host's thread inside ae_client_dispatch(). A callback
  *            should return quickly; a slow callback delays the callbacks behind it, never the
  *            network work.
  *
@@ -288,7 +289,68 @@ AE_API int32_t ae_partner_reply_metadata(ae_partner_request *request, const char
  */
 AE_API int32_t ae_partner_reply_error(ae_partner_request *request, int32_t error, const char *detail);
 
-#define AE_CONFIG_VERSION 2
+/* ============================================================================================
+ * HTTP transport (optional): firmware with its own HTTP stack sends the SDK's requests. The SDK
+ * calls `send`; the host answers later, from any thread, with exactly one ae_http_reply() or
+ * ae_http_reply_error(). libcurl is used when no transport is given. The host must verify TLS
+ * certificates; the SDK only gives it https:// URLs (http:// for loopback addresses only).
+ * ============================================================================================ */
+
+/** Transport failures (ae_http_reply_error). */
+#define AE_HTTP_E_CANNOT_CONNECT 1 /* DNS or TCP connect failed: the request was not sent */
+#define AE_HTTP_E_TIMEOUT 2        /* connect or total timeout */
+#define AE_HTTP_E_TLS 3            /* TLS handshake or certificate verification failed */
+#define AE_HTTP_E_FAILED 4         /* anything else after the request was sent (reset, truncated body) */
+
+/** One HTTP exchange in flight (opaque; a number, never an address). */
+typedef struct ae_http_request ae_http_request;
+
+#define AE_HTTP_TRANSPORT_VERSION 1
+
+typedef struct ae_http_transport {
+    uint32_t version; /**< AE_HTTP_TRANSPORT_VERSION */
+    void *user_data;  /**< Passed back as the last argument of both callbacks. */
+
+    /** Sends one request (required). All arguments are borrowed for the duration of the call: copy
+        what you keep. `headers` is a NULL-terminated array of "Name: value" strings; `body` may be NULL
+        (body_length 0). `timeout_ms` is the whole exchange's budget. Called on an SDK thread; must not block. */
+    void (*send)(const char *method, const char *url, const char *const *headers, const uint8_t *body,
+                 size_t body_length, int32_t timeout_ms, ae_http_request *request, void *user_data);
+
+    /** Optional: the SDK no longer needs the answer (client destroyed, flow cancelled). The host may
+        still reply; the reply is then refused with AE_E_INVALID_HANDLE. */
+    void (*cancel)(ae_http_request *request, void *user_data);
+} ae_http_transport;
+
+/**
+ * Fills `transport` with NULLs, version AE_HTTP_TRANSPORT_VERSION.
+ * @return AE_OK or AE_E_INVALID_ARG. Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_http_transport_init(ae_http_transport *transport);
+
+/**
+ * Answers `send` with an HTTP response.
+ * @param status       The HTTP status (100–599).
+ * @param headers      NULL, or a NULL-terminated array of "Name: value" strings (copied).
+ * @param body         The body (copied); NULL when body_length is 0. Bodies over 4 MiB are refused as
+ *                     too large (the exchange ends with an error, as with libcurl).
+ * @return AE_OK; AE_E_INVALID_HANDLE (unknown, answered, cancelled or timed out); AE_E_INVALID_ARG.
+ * Ownership: copied. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_http_reply(ae_http_request *request, int32_t status, const char *const *headers,
+                             const uint8_t *body, size_t body_length);
+
+/**
+ * Answers `send` with a failure (AE_HTTP_E_*); `message` (nullable, copied) is logged.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG. Ownership: copied. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, const char *message);
+
+/** How callbacks are delivered (ae_config.callback_mode). */
+#define AE_CALLBACKS_THREAD 0     /* default: on the client's callback thread */
+#define AE_CALLBACKS_EVENT_LOOP 1 /* queued; the host runs them with ae_client_dispatch() */
+
+#define AE_CONFIG_VERSION 3
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
@@ -325,6 +387,9 @@ typedef struct ae_config {
     int32_t log_level;              /**< Highest level passed to `log`. 0 (AE_LOG_ERROR) up to AE_LOG_DEBUG. */
     /* version 2 */
     const ae_partner_framework *partner; /**< Optional platform SSO (copied at create). NULL: none. */
+    /* version 3 */
+    int32_t callback_mode;               /**< AE_CALLBACKS_THREAD (default) or AE_CALLBACKS_EVENT_LOOP. */
+    const ae_http_transport *transport;  /**< Optional host HTTP stack (copied at create). NULL: libcurl. */
 } ae_config;
 
 /**
@@ -450,6 +515,29 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
  * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
  */
 AE_API void ae_client_destroy(ae_client *client);
+
+/**
+ * Event-loop mode (callback_mode AE_CALLBACKS_EVENT_LOOP): a file descriptor that is readable
+ * while callbacks are queued. Watch it for POLLIN (poll, epoll, glib, libuv) and call
+ * ae_client_dispatch() when it is. The SDK owns it: do not read from or close it.
+ *
+ * @return The descriptor, or -1 (not in event-loop mode, or an invalid handle; see ae_last_error_message).
+ * Ownership: the SDK's, valid until ae_client_destroy(). Thread: any. Callback: none.
+ */
+AE_API int ae_client_event_fd(ae_client *client);
+
+/**
+ * Event-loop mode: runs the callbacks queued when the call starts, in order, on the calling thread,
+ * and clears the descriptor's readiness. Callbacks queued meanwhile wait for the next call (the
+ * descriptor is readable again). A callback may call any function, including ae_client_dispatch()
+ * (it returns at once) and ae_client_destroy() (no further callback runs).
+ *
+ * @param[out] out_count  NULL, or receives how many callbacks ran.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (not in event-loop mode).
+ * Ownership: n/a. Thread: any, one at a time per client (a second concurrent call runs nothing).
+ * Callback: the delegate's, on this thread.
+ */
+AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
 
 /* ============================================================================================
  * AccessEnabler calls

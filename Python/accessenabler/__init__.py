@@ -49,7 +49,11 @@ AE_API_V2 = 2
 AE_LOGIN_SECOND_SCREEN = 0
 AE_LOGIN_BROWSER = 1
 AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
-AE_CONFIG_VERSION = 2
+AE_CONFIG_VERSION = 3
+AE_CALLBACKS_THREAD = 0
+AE_CALLBACKS_EVENT_LOOP = 1
+AE_HTTP_TRANSPORT_VERSION = 1
+AE_HTTP_E_CANNOT_CONNECT, AE_HTTP_E_TIMEOUT, AE_HTTP_E_TLS, AE_HTTP_E_FAILED = 1, 2, 3, 4
 AE_DELEGATE_VERSION = 1
 AE_MAX_STRING_LENGTH = 65536
 
@@ -114,6 +118,22 @@ class PartnerFramework(ctypes.Structure):
     ]
 
 
+HTTP_SEND_FN = ctypes.CFUNCTYPE(None, c_char_p, c_char_p, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
+                                ctypes.c_size_t, c_int32, c_void_p, c_void_p)
+HTTP_CANCEL_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class HttpTransport(ctypes.Structure):
+    """ae_http_transport."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("user_data", c_void_p),
+        ("send", HTTP_SEND_FN),
+        ("cancel", HTTP_CANCEL_FN),
+    ]
+
+
 class Config(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_uint32),
@@ -137,6 +157,8 @@ class Config(ctypes.Structure):
         ("log_level", c_int32),
         # version 2
         ("partner", ctypes.POINTER(PartnerFramework)),
+        ("callback_mode", c_int32),
+        ("transport", ctypes.POINTER(HttpTransport)),
     ]
 
 
@@ -178,6 +200,12 @@ _SIGNATURES = {
     "ae_logout": (c_int32, [_CLIENT]),
     "ae_handle_external_url": (c_int32, [_CLIENT, c_char_p]),
     "ae_preauthorize": (c_int32, [_CLIENT, c_char_p, PREAUTHORIZE_FN, c_void_p]),
+    "ae_client_event_fd": (ctypes.c_int, [_CLIENT]),
+    "ae_client_dispatch": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
+    "ae_http_transport_init": (c_int32, [ctypes.POINTER(HttpTransport)]),
+    "ae_http_reply": (c_int32, [c_void_p, c_int32, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
+                                ctypes.c_size_t]),
+    "ae_http_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
@@ -256,7 +284,8 @@ class Client:
                  device_info=None, redirect_url=None, domain_name=None, activation_url=None,
                  login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
                  connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
-                 log=None, log_level=AE_LOG_ERROR, partner=None):
+                 log=None, log_level=AE_LOG_ERROR, partner=None, callback_mode=AE_CALLBACKS_THREAD,
+                 transport=None):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config)))
@@ -281,6 +310,11 @@ class Client:
             config.log = log_fn
         if partner is not None:
             self._set_partner(config, partner)
+        config.callback_mode = callback_mode
+        if transport is not None:
+            framework = transport.framework()  # accessenabler.transport.Transport
+            self._keep.extend([transport, framework])
+            config.transport = ctypes.pointer(framework)
         table = Delegate()
         check(lib.ae_delegate_init(ctypes.byref(table)))
         for name, kind in _CALLBACKS:
@@ -330,6 +364,19 @@ class Client:
     @property
     def handle(self):
         return self._handle
+
+    def event_fd(self):
+        """Event-loop mode: the descriptor that is readable while callbacks are queued."""
+        fd = lib.ae_client_event_fd(self._handle)
+        if fd < 0:
+            raise AEError(AE_E_INVALID_ARG, last_error_message())
+        return fd
+
+    def dispatch(self):
+        """Event-loop mode: runs the queued callbacks on this thread; returns how many ran."""
+        count = c_int32()
+        check(lib.ae_client_dispatch(self._handle, ctypes.byref(count)))
+        return count.value
 
     def close(self):
         """ae_client_destroy; afterwards no callback runs. Idempotent."""

@@ -191,3 +191,24 @@ public func ae_preauthorize(_ client: OpaquePointer?, _ request_json: UnsafePoin
         }
     }
 }
+
+@c @implementation
+public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
+    var descriptor: CInt = -1
+    _ = call(client) { enabler throws(AccessEnablerError) in
+        guard let fd = enabler.eventFileDescriptor else {
+            throw .invalidArgument("the client is not in event-loop mode (ae_config.callback_mode)")
+        }
+        descriptor = fd
+    }
+    return descriptor
+}
+
+@c @implementation
+public func ae_client_dispatch(_ client: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
+    out_count?.pointee = 0
+    return call(client) { enabler throws(AccessEnablerError) in
+        let ran = try enabler.dispatch()
+        out_count?.pointee = Int32(ran)
+    }
+}

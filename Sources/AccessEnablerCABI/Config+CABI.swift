@@ -12,6 +12,7 @@ public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?) -> Int32 
         config.pointee.api_generation = Int32(AE_API_V2)
         config.pointee.login_mode = Int32(AE_LOGIN_SECOND_SCREEN)
         config.pointee.log_level = Int32(AE_LOG_ERROR)
+        config.pointee.callback_mode = Int32(AE_CALLBACKS_THREAD)
     }
 }
 
@@ -37,6 +38,7 @@ enum ConfigReader {
         let size: Int
         switch version {
         case 1: size = MemoryLayout<ae_config>.offset(of: \ae_config.partner)!
+        case 2: size = MemoryLayout<ae_config>.offset(of: \ae_config.callback_mode)!
         case UInt32(AE_CONFIG_VERSION): size = MemoryLayout<ae_config>.size
         default:
             throw .unsupportedVersion("ae_config version \(version) is not supported (this library knows 1...\(AE_CONFIG_VERSION))")
@@ -83,6 +85,14 @@ enum ConfigReader {
         }
         settings.logLevel = level
         if let partner = config.partner { settings.partner = try CPartner(partner.pointee) }
+        guard let mode = CallbackMode(rawValue: config.callback_mode) else {
+            throw .invalidArgument("callback_mode \(config.callback_mode) is unknown")
+        }
+        settings.callbackMode = mode
+        if let transport = config.transport {
+            settings.transport = try CTransport(transport.pointee, maxBodyBytes: 4 << 20,
+                                                timeoutMillis: settings.requestTimeoutMillis)
+        }
         if let log = config.log {
             let userData = HostPointer(raw: config.log_user_data)
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }

@@ -295,14 +295,18 @@ def test_partner_struct_versions_and_callbacks_are_checked(emulator):
     assert ae.lib.ae_partner_reply_access_status(ctypes.c_void_p(0x1234), 3, 1) == ae.AE_E_INVALID_HANDLE
 
 
-def test_a_version_1_config_is_still_accepted(emulator):
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_earlier_config_version_is_read_up_to_its_last_field(emulator, version):
     config = ae.Config()
     ae.lib.ae_config_init(ctypes.byref(config))
-    assert config.version == 2
-    config.version = 1  # a host compiled against the first header: no partner field is read
+    assert config.version == ae.AE_CONFIG_VERSION
+    config.version = version  # a host compiled against an earlier header: later fields are not read
     config.software_statement = b"a.b.c"
     config.base_url = emulator.url.encode()
-    config.partner = ctypes.cast(ctypes.c_void_p(0xdead), ctypes.POINTER(ae.PartnerFramework))  # must be ignored
+    if version < 2:
+        config.partner = ctypes.cast(ctypes.c_void_p(0xdead), ctypes.POINTER(ae.PartnerFramework))  # ignored
+    config.callback_mode = 99  # ignored (version 3 field)
+    config.transport = ctypes.cast(ctypes.c_void_p(0xbeef), ctypes.POINTER(ae.HttpTransport))  # ignored
     table = ae.Delegate()
     ae.lib.ae_delegate_init(ctypes.byref(table))
     handle = ctypes.c_void_p()

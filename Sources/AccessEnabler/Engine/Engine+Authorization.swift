@@ -23,11 +23,18 @@ extension Engine {
 
     private func runAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
         guard let requestor else { return }
-        let decisions: [Decision]
+        var decisions: [Decision]
         do {
             let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
             decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
                                                               partnerStatus: partnerStatus)
+            // An item-level error whose action is `retry` may pass when repeated (bounded, with jitter).
+            for attempt in 1...2 where decisions.count == 1 && decisions[0].error?.action == "retry" {
+                try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
+                if Task.isCancelled { return }
+                decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
+                                                                  partnerStatus: partnerStatus)
+            }
         } catch {
             if error.isCancellation { return }
             if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced) {

@@ -64,25 +64,17 @@ extension Engine {
                 missing.append(resource)
             }
         }
-        let limit = preauthorizeLimit
-        let chunks = stride(from: 0, to: missing.count, by: limit).map { Array(missing[$0..<min($0 + limit, missing.count)]) }
-        let backend = requestor.backend
-        let requestorID = requestor.id
-        let partnerStatus = profile.type == "appleSSO" && !chunks.isEmpty ? await partnerHeaderForDecisions() : nil
-        let fetched = await withTaskGroup(of: PreauthorizationOutcome.self) { group in
-            for chunk in chunks {
-                group.addTask {
-                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus)
-                }
-            }
-            var merged = PreauthorizationOutcome()
-            for await part in group {
-                merged.decisions.merge(part.decisions) { first, _ in first }
-                merged.failure = merged.failure ?? part.failure
-                merged.failedResources += part.failedResources
-                if let learned = part.learnedLimit { merged.learnedLimit = min(merged.learnedLimit ?? learned, learned) }
-            }
-            return merged
+        let partnerStatus = profile.type == "appleSSO" && !missing.isEmpty ? await partnerHeaderForDecisions() : nil
+        var fetched = await fetchAll(missing, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
+        // Items whose error says `retry` are asked again, only them, at most twice (Adobe's advice).
+        for attempt in 1...2 {
+            let again = missing.filter { fetched.decisions[$0]?.error?.action == "retry" }
+            guard !again.isEmpty, !Task.isCancelled else { break }
+            try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
+            let retried = await fetchAll(again, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
+            fetched.decisions.merge(retried.decisions) { _, new in new }
+            fetched.failure = retried.failure ?? (fetched.failure.flatMap { $0.action == "retry" ? nil : $0 })
+            fetched.failedResources = missing.filter { fetched.decisions[$0]?.error == fetched.failure && fetched.failure != nil }.count
         }
         if let learned = fetched.learnedLimit, learned < preauthorizeLimit {
             logger.info("Adobe refused \(preauthorizeLimit) resources per request; using \(learned)")
@@ -99,6 +91,33 @@ extension Engine {
         outcome.failure = fetched.failure
         outcome.failedResources = fetched.failedResources
         return outcome
+    }
+
+    /// ⌈N / limit⌉ requests in parallel (the executor paces them).
+    private func fetchAll(_ resources: [String], requestor: Requestor, mvpd: String, partnerStatus: String?) async
+        -> PreauthorizationOutcome
+    {
+        let limit = preauthorizeLimit
+        let chunks = stride(from: 0, to: resources.count, by: limit).map {
+            Array(resources[$0..<min($0 + limit, resources.count)])
+        }
+        let backend = requestor.backend
+        let requestorID = requestor.id
+        return await withTaskGroup(of: PreauthorizationOutcome.self) { group in
+            for chunk in chunks {
+                group.addTask {
+                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus)
+                }
+            }
+            var merged = PreauthorizationOutcome()
+            for await part in group {
+                merged.decisions.merge(part.decisions) { first, _ in first }
+                merged.failure = merged.failure ?? part.failure
+                merged.failedResources += part.failedResources
+                if let learned = part.learnedLimit { merged.learnedLimit = min(merged.learnedLimit ?? learned, learned) }
+            }
+            return merged
+        }
     }
 
     private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String,

@@ -9,6 +9,14 @@ public enum LoginMode: Int32, Sendable {
     case browser = 1
 }
 
+/// How callbacks are delivered (the header's AE_CALLBACKS_*).
+public enum CallbackMode: Int32, Sendable {
+    /// On the client's callback thread.
+    case thread = 0
+    /// Queued; the host runs them with `dispatch()` when `eventFileDescriptor` is readable.
+    case eventLoop = 1
+}
+
 /// The client's configuration, resolved (defaults applied). Mirrors `ae_config`.
 public struct Settings: Sendable {
     public var softwareStatement: String
@@ -35,6 +43,9 @@ public struct Settings: Sendable {
     public var cacheMaxAgeMillis: Int64 = 300_000
     /// The platform's TV-provider SSO (Apple's Video Subscriber Account model); nil: none.
     public var partner: (any PartnerFramework)?
+    public var callbackMode: CallbackMode = .thread
+    /// The host's HTTP stack (C hosts: ae_config.transport); nil: libcurl.
+    package var transport: (any HTTPTransport)?
     public var logLevel: LogLevel = .error
     public var logSink: (@Sendable (LogLevel, String) -> Void)?
 

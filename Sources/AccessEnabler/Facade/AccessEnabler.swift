@@ -20,7 +20,7 @@ public final class AccessEnabler: @unchecked Sendable {
 
     private let engine: Engine
     private let commands: AsyncStream<Command>.Continuation
-    private let callbacks: CallbackQueue
+    private let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let context: Locked<DeviceContext>
     private let gate = Locked(Gate())
@@ -75,8 +75,14 @@ public final class AccessEnabler: @unchecked Sendable {
         }
         let context = Locked(DeviceContext(deviceID: deviceID, deviceInfo: Encoding.base64(JSONValue.object(deviceInfo).jsonText)))
         self.context = context
-        self.transport = transport ?? CurlTransport(options: transportOptions ?? .init())
-        let callbacks = CallbackQueue()
+        self.transport = transport ?? settings.transport ?? CurlTransport(options: transportOptions ?? .init())
+        let callbacks: any CallbackRunner
+        switch settings.callbackMode {
+        case .thread: callbacks = CallbackQueue()
+        case .eventLoop:
+            guard let queue = EventLoopQueue() else { throw .internalError("eventfd failed") }
+            callbacks = queue
+        }
         self.callbacks = callbacks
         let executor = RequestExecutor(transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
                                        logger: logger)
@@ -110,6 +116,21 @@ public final class AccessEnabler: @unchecked Sendable {
         callbacks.close()
         engine.shutdown()
         transport.shutdown()
+    }
+
+    // MARK: Event-loop mode
+
+    /// Event-loop mode: readable while callbacks are queued (nil in thread mode). Do not read or close it.
+    public var eventFileDescriptor: Int32? { (callbacks as? EventLoopQueue)?.fileDescriptor }
+
+    /// Event-loop mode: runs the queued callbacks on the calling thread; returns how many ran.
+    @discardableResult
+    public func dispatch() throws(AccessEnablerError) -> Int {
+        guard let queue = callbacks as? EventLoopQueue else {
+            throw .invalidArgument("dispatch: the client is not in event-loop mode")
+        }
+        try checkAlive()
+        return queue.dispatch()
     }
 
     // MARK: Calls
@@ -268,10 +289,10 @@ public final class AccessEnabler: @unchecked Sendable {
 
 /// Puts engine events on the callback thread.
 private final class CallbackSink: EventSink, @unchecked Sendable {
-    private let queue: CallbackQueue
+    private let queue: any CallbackRunner
     weak var owner: AccessEnabler?
 
-    init(queue: CallbackQueue) { self.queue = queue }
+    init(queue: any CallbackRunner) { self.queue = queue }
 
     func emit(_ event: Event) {
         queue.enqueue { [weak self] in self?.owner?.deliver(event) }

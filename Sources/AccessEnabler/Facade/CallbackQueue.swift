@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 
+/// Where callbacks run: the client's callback thread, or the host's event loop.
+protocol CallbackRunner: AnyObject, Sendable {
+    func enqueue(_ item: @escaping () -> Void)
+    /// Drops what is queued; after it returns no callback runs (unless called from a callback,
+    /// which then finishes first).
+    func close()
+}
+
 /// One thread per client that runs callbacks one at a time, in the order they were queued.
 /// `close()` drops what is still queued and, unless called on this thread, waits until the
 /// callback that may be running has returned: after it, no callback runs.
-final class CallbackQueue: @unchecked Sendable {
+final class CallbackQueue: CallbackRunner, @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
     private var items: [() -> Void] = []

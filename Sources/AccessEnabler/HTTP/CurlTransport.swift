@@ -150,6 +150,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        // TLS verification is always on (libcurl's defaults, stated so no build can change them).
+        _ = ccurl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = ccurl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
         _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs)
         _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, options.totalTimeoutMs)
         _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")

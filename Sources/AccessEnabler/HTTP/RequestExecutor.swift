@@ -14,6 +14,8 @@ package final class RequestExecutor: Sendable {
     private static let recoveryNanos: UInt64 = 10_000_000_000
     private let logger: Logger
     private let maxThrottleRetries = 10
+    /// Retries of an answer whose enhanced error says `retry` / `retry-after` (Adobe: "max 2–3 times").
+    private let maxActionRetries = 2
 
     package init(transport: any HTTPTransport, requestsPerSecond: Double, logger: Logger) {
         self.transport = transport
@@ -23,6 +25,7 @@ package final class RequestExecutor: Sendable {
 
     package func send(_ request: HTTPRequest, operation: String) async throws(ServiceError) -> HTTPResponse {
         var throttled = 0
+        var actionRetries = 0
         var connectRetried = false
         var paced = false
         while true {
@@ -42,12 +45,25 @@ package final class RequestExecutor: Sendable {
                     // The request was never sent: trying again once is safe for every method.
                     connectRetried = true
                     logger.warning("\(operation): \(error.summary); retrying once")
-                    try await Self.sleep(nanoseconds: 250_000_000)
+                    try await Self.sleep(nanoseconds: 250_000_000 + Self.jitter())
                     continue
                 }
                 throw .transport(error)
             }
             logger.debug("\(request.method) \(operation) -> \(response.status)")
+            if response.status >= 400, response.status != 429, actionRetries < maxActionRetries,
+                case .enhanced(let error, _) = Self.failure(from: response),
+                error.action == "retry" || error.action == "retry-after"
+            {
+                // Adobe says the call may succeed if repeated: bounded, exponential, with jitter.
+                actionRetries += 1
+                let retryAfter = response.header("Retry-After").flatMap { UInt64($0[...].trimmingSpaces()) }
+                let wait = retryAfter.map { min($0, 60) * 1_000_000_000 }
+                    ?? (500_000_000 << UInt64(actionRetries - 1)) + Self.jitter()
+                logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait / 1_000_000) ms")
+                try await Self.sleep(nanoseconds: wait)
+                continue
+            }
             guard response.status == 429 else { return response }
             guard throttled < maxThrottleRetries else { throw .throttled }
             throttled += 1
@@ -65,6 +81,9 @@ package final class RequestExecutor: Sendable {
             paced = true
         }
     }
+
+    /// Up to 250 ms, so clients that failed together do not retry together.
+    static func jitter() -> UInt64 { UInt64.random(in: 0...250_000_000) }
 
     /// Cancellable sleep: a cancelled task ends the call with `.transport(.cancelled)`.
     package static func sleep(nanoseconds: UInt64) async throws(ServiceError) {
