@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ALL_SESSION_PARAMS, REDIRECT_URL, Api
+from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api
 
 EXAMPLE_FILES = [
     Path(__file__).resolve().parent / "examples" / "v2-doc-examples.json",

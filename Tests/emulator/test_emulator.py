@@ -1,4 +1,4 @@
-"""End-to-end tests of the emulator process (see conftest.py for the harness)."""
+"""End-to-end tests of the emulator process (see conftest.py and emulator_testkit.py for the harness)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
 
-from conftest import ALL_SESSION_PARAMS, REDIRECT_URL, Api, b64, device_headers, device_info
+from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, b64, device_headers, device_info
 from validate_requests import validate_entries
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from aepass.partner import raw_form_value
 from aepass.simulated import simulated_saml as saml
-from conftest import ALL_SESSION_PARAMS, REDIRECT_URL, Api, Reply, b64
+from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, Reply, b64
 from test_doc_examples import EXAMPLES, assert_shape
 
 PFS = "AP-Partner-Framework-Status"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ALL_SESSION_PARAMS, Api, start_emulator, stop_emulator
+from emulator_testkit import ALL_SESSION_PARAMS, Api, start_emulator, stop_emulator
 
 VALIDATOR = Path(__file__).resolve().parent / "validate_requests.py"
 

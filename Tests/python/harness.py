@@ -62,6 +62,14 @@ class Emulator:
     def login(self, code, **extra):
         return self.control("POST", "login", {"code": code, **extra})
 
+    def faults(self, *faults):
+        """Replaces the emulator's fault list (none: clears it); returns it with its counters."""
+        return self.control("POST", "faults", {"faults": list(faults)})["faults"]
+
+    def fault_counts(self):
+        """[(matched, applied)] of each configured fault."""
+        return [(f["matched"], f["applied"]) for f in self.control("GET", "faults")["faults"]]
+
 
 class Recorder:
     """A delegate that records every callback (with its thread) and lets tests wait for one."""

@@ -13,6 +13,8 @@ extension Engine {
         /// The first whole-call failure, if any request failed.
         var failure: EnhancedError?
         var failedResources = 0
+        /// Resources whose request failed as a whole (the executor already retried those).
+        var callFailed: Set<String> = []
         var learnedLimit: Int?
     }
 
@@ -68,11 +70,12 @@ extension Engine {
         var fetched = await fetchAll(missing, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
         // Items whose error says `retry` are asked again, only them, at most twice (Adobe's advice).
         for attempt in 1...2 {
-            let again = missing.filter { fetched.decisions[$0]?.error?.action == "retry" }
+            let again = missing.filter { !fetched.callFailed.contains($0) && fetched.decisions[$0]?.error?.action == "retry" }
             guard !again.isEmpty, !Task.isCancelled else { break }
             try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
             let retried = await fetchAll(again, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
             fetched.decisions.merge(retried.decisions) { _, new in new }
+            fetched.callFailed.formUnion(retried.callFailed)
             fetched.failure = retried.failure ?? (fetched.failure.flatMap { $0.action == "retry" ? nil : $0 })
             fetched.failedResources = missing.filter { fetched.decisions[$0]?.error == fetched.failure && fetched.failure != nil }.count
         }
@@ -114,6 +117,7 @@ extension Engine {
                 merged.decisions.merge(part.decisions) { first, _ in first }
                 merged.failure = merged.failure ?? part.failure
                 merged.failedResources += part.failedResources
+                merged.callFailed.formUnion(part.callFailed)
                 if let learned = part.learnedLimit { merged.learnedLimit = min(merged.learnedLimit ?? learned, learned) }
             }
             return merged
@@ -144,6 +148,7 @@ extension Engine {
                     outcome.decisions.merge(part.decisions) { first, _ in first }
                     outcome.failure = outcome.failure ?? part.failure
                     outcome.failedResources += part.failedResources
+                    outcome.callFailed.formUnion(part.callFailed)
                 }
                 outcome.learnedLimit = min(parts.compactMap(\.learnedLimit).min() ?? half, half)
                 return outcome
@@ -152,6 +157,7 @@ extension Engine {
             for resource in chunk { outcome.decisions[resource] = (false, enhanced) }
             outcome.failure = enhanced
             outcome.failedResources = chunk.count
+            outcome.callFailed = Set(chunk)
         }
         return outcome
     }

@@ -65,10 +65,14 @@ package protocol HTTPTransport: Sendable {
 }
 
 extension Substring {
+    /// Without surrounding spaces, tabs, CR and LF. Works on Unicode scalars: "\r\n" is one
+    /// Character in Swift, so a Character comparison would keep a header line's CRLF.
     func trimmingSpaces() -> Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" || last == "\r" || last == "\n" { text = text.dropLast() }
-        return text
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !blank($0) }),
+            let last = scalars.lastIndex(where: { !blank($0) })
+        else { return self[endIndex...] }
+        return Substring(scalars[first...last])
     }
 }

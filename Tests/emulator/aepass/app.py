@@ -1,17 +1,19 @@
-"""The request pipeline: route -> throttle -> latency -> handler (under the state lock) -> log.
+"""The request pipeline: route -> throttle -> fault -> latency -> handler (under the state lock) -> log.
 
-Every step is a small method of `App`, so per-endpoint fault injection (latency, 5xx, 429,
-malformed JSON, connection resets...) can later be added as one more step in `_answer`,
-keyed by `route.operation`, without touching the handlers.
+Every step is a small method of `App`. The fault step (`faults.py`, configured through
+`/_emulator/faults`) picks the fault, if any, that applies to this API request by
+`route.operation`; `faults.apply` then answers instead of, or around, the handler.
 """
 
 from __future__ import annotations
 
+import copy
 import sys
 import time
 import traceback
 from typing import Any
 
+from . import faults
 from .errors import ApiError, HttpError
 from .login import run_due_auto_logins
 from .requestlog import RequestLog
@@ -43,7 +45,10 @@ class App:
             throttled = self._throttle(req)
             if throttled:
                 return throttled
+            fault = self._fault(route)
             self._delay()
+            if fault is not None:
+                return self._apply(fault, route, req)
         return self._run(route, req)
 
     def _unrouted(self, req: Request, match: Match) -> Response:
@@ -60,6 +65,17 @@ class App:
                 return None
             allowed = self.state.buckets.take(device_key(req), time.monotonic())
         return None if allowed else html_response(429, TOO_MANY_REQUESTS_HTML, [("Retry-After", "1")])
+
+    def _fault(self, route: Route) -> faults.Fault | None:
+        with self.state.lock:
+            return self.state.faults.select(route.operation)
+
+    def _apply(self, fault: faults.Fault, route: Route, req: Request) -> Response:
+        response = faults.apply(copy.deepcopy(fault.spec), self.state, lambda: self._run(route, req), time.sleep)
+        if response.fault:
+            with self.state.lock:
+                fault.applied += 1
+        return response
 
     def _delay(self) -> None:
         with self.state.lock:
@@ -88,7 +104,7 @@ class App:
     def _log_entry(req: Request, route: Route | None, response: Response,
                    started_ms: int, started: float) -> dict[str, Any]:
         is_api = route.is_api if route else req.path.startswith(("/api/", "/o/"))
-        return {
+        entry = {
             "t_ms": started_ms,
             "method": req.method,
             "path": req.path,
@@ -101,3 +117,6 @@ class App:
             "device": device_key(req) if is_api else None,
             "client_id": req.client_id,
         }
+        if response.fault:
+            entry["fault"] = response.fault
+        return entry

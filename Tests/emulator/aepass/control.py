@@ -8,6 +8,7 @@ from typing import Any
 from .catalog import REQUESTORS
 from .config import ConfigError, merged
 from .errors import ControlError
+from .faults import FaultError
 from .login import complete_login, default_user_id
 from .requestlog import RequestLog
 from .state import State, now_ms
@@ -19,6 +20,7 @@ class Control:
 
     def __init__(self, log: RequestLog) -> None:
         self.log = log
+        self.operations: set[str] = set()  # API operationIds a fault may name (set by build_routes)
 
     def get_log(self, state: State, req: Request) -> Response:
         since = req.query_params().get("since", ["0"])[0]
@@ -34,6 +36,17 @@ class Control:
         state.forget_everything()
         self.log.clear()
         return json_response(200, {"reset": True})
+
+    def set_faults(self, state: State, req: Request) -> Response:
+        """Replaces the fault list (`[]` clears it); the counters start again from 0."""
+        body = _body(req)
+        if set(body) != {"faults"}:
+            raise ControlError(400, 'expected {"faults": [fault, ...]}')
+        try:
+            state.faults.replace(body["faults"], self.operations)
+        except FaultError as error:
+            raise ControlError(400, str(error)) from None
+        return json_response(200, {"faults": state.faults.to_json()})
 
 
 def _body(req: Request) -> dict[str, Any]:
@@ -107,6 +120,10 @@ def expire_profiles(state: State, req: Request) -> Response:
         profile.not_after = min(profile.not_after, now)
         profile.not_before = min(profile.not_before, profile.not_after)
     return json_response(200, {"expired": len(chosen)})
+
+
+def get_faults(state: State, req: Request) -> Response:
+    return json_response(200, {"faults": state.faults.to_json()})
 
 
 def get_state(state: State, req: Request) -> Response:

@@ -42,7 +42,7 @@ def build_routes(log: RequestLog) -> list[Route]:
     """Most specific templates first: the first matching template of a path wins."""
     ctl = control.Control(log)
     v2 = "/api/v2/{serviceProvider}"
-    return [
+    routes = [
         Route("POST", "/o/client/register", dcr.register, "processSoftwareStatementUsingPOST"),
         Route("POST", "/o/client/token", dcr.token, "generateAccessTokenUsingPOST"),
         Route("GET", "/api/v2/authenticate/{serviceProvider}/{code}", sessions.start_authentication,
@@ -78,7 +78,11 @@ def build_routes(log: RequestLog) -> list[Route]:
         Route("POST", "/_emulator/invalidate-client", control.invalidate_client, None),
         Route("POST", "/_emulator/expire-profiles", control.expire_profiles, None),
         Route("GET", "/_emulator/state", control.get_state, None),
+        Route("GET", "/_emulator/faults", control.get_faults, None),
+        Route("POST", "/_emulator/faults", ctl.set_faults, None),
     ]
+    ctl.operations = {route.operation for route in routes if route.is_api and route.operation}
+    return routes
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import select
+import socket
+import struct
 import sys
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -21,6 +26,16 @@ class EmulatorServer(ThreadingHTTPServer):
         super().__init__(address, EmulatorRequestHandler)
         self.app = app
         self.quiet = quiet
+        # Set when the server stops: connections held open by a `never_ending` fault end at once.
+        self.closing = threading.Event()
+
+    def shutdown(self) -> None:
+        self.closing.set()
+        super().shutdown()
+
+    def server_close(self) -> None:
+        self.closing.set()
+        super().server_close()
 
 
 class EmulatorRequestHandler(BaseHTTPRequestHandler):
@@ -63,13 +78,53 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
             self.rfile.readline()
 
     def _send(self, response: Response) -> None:
+        try:
+            if response.transport == "reset_mid_body":
+                self._send_and_reset(response)
+            elif response.transport == "never_ending":
+                self._send_and_stall(response)
+            else:
+                self._send_head(response, len(response.body))
+                self.wfile.write(response.body)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (e.g. on an `oversized` answer): nothing more to say to it.
+            self.close_connection = True
+
+    def _send_head(self, response: Response, content_length: int) -> None:
         self.send_response(response.status)
         for name, value in response.headers:
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(response.body)))
+        self.send_header("Content-Length", str(content_length))
         self.end_headers()
+
+    def _send_and_reset(self, response: Response) -> None:
+        """Fault `reset_mid_body`: the full Content-Length, half the body, then a TCP reset."""
+        self.close_connection = True
+        self._send_head(response, len(response.body))
+        self.wfile.write(response.body[: len(response.body) // 2])
+        self.wfile.flush()
+        time.sleep(0.05)  # let the half body reach the client before the reset
+        # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()  # the socket is only really closed once its file objects are
+        self.connection.close()
+
+    def _send_and_stall(self, response: Response) -> None:
+        """Fault `never_ending`: announce `declared_length` bytes, send a few, then nothing more
+        until the client hangs up, `hold_s` has passed or the server shuts down."""
+        self.close_connection = True
+        self._send_head(response, response.declared_length or len(response.body) + 1)
         self.wfile.write(response.body)
         self.wfile.flush()
+        deadline = time.monotonic() + response.hold_s
+        while not self.server.closing.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            readable, _, _ = select.select([self.connection], [], [], min(0.2, remaining))
+            if readable and not self.connection.recv(65536):
+                return  # the client closed the connection
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (stdlib signature)
         if not self.server.quiet:

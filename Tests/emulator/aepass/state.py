@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .faults import FaultSet
 from .throttle import TokenBuckets
 
 SESSION_PARAMETERS = ("mvpd", "domainName", "redirectUrl")
@@ -124,6 +125,7 @@ class State:
     sessions: dict[str, Session] = field(default_factory=dict)
     profiles: dict[ProfileKey, Profile] = field(default_factory=dict)
     partner_requests: dict[str, PartnerRequest] = field(default_factory=dict)
+    faults: FaultSet = field(default_factory=FaultSet)
 
     def forget_everything(self) -> None:
         self.clients.clear()
@@ -132,6 +134,7 @@ class State:
         self.profiles.clear()
         self.partner_requests.clear()
         self.buckets.clear()
+        self.faults.clear()
 
     def new_code(self) -> str:
         while True:

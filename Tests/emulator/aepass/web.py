@@ -55,6 +55,12 @@ class Response:
     status: int
     body: bytes = b""
     headers: list[tuple[str, str]] = field(default_factory=list)
+    # Fault injection (faults.py): the fault kind, for the request log, and how the server sends
+    # the answer: None (normally), "reset_mid_body" or "never_ending".
+    fault: str | None = None
+    transport: str | None = None
+    declared_length: int | None = None  # never_ending: the Content-Length announced
+    hold_s: float = 0.0  # never_ending: how long the connection is held open at most
 
 
 def json_response(status: int, payload: Any, headers: list[tuple[str, str]] | None = None) -> Response:

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// fuzzHostJSON: the strings and JSON a host passes through the C interface (accessenabler.h),
+// checked against the Swift parsers they go through (JSONValue.parse, MetadataKey(json:),
+// PreauthorizeRequest(json:)). No call reaches the network: the client has no requestor, so every
+// accepted call stops at AE_E_NO_REQUESTOR after its argument checks.
+import FoundationEssentials
+import CAccessEnabler
+import AccessEnabler
+import Glibc
+
+/// Input: byte 0 picks the mode. Mode 0x?F (1 input in 16): the rest, split at NUL bytes, is an
+/// ae_config (base_url, device_info_json, software_statement, device_id, redirect_url,
+/// domain_name, activation_url) for ae_client_create + ae_client_destroy. Otherwise the rest, up
+/// to its first NUL, is the string passed to every call that takes JSON or a string.
+///
+/// Checks: nothing crashes; each call's status is the one the Swift parsers predict
+/// (AE_E_NO_REQUESTOR when the argument is acceptable, AE_E_INVALID_ARG otherwise); a failed call
+/// leaves an error message; JSON the SDK writes (jsonText) parses back to the same text; a client
+/// is created only for an https base URL or an http one whose host is a loopback address.
+public func fuzzHostJSON(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
+    var input = FuzzInput(data)
+    let mode = input.byte()
+    let payload = input.rest()
+    if mode & 0x0F == 0x0F {
+        try HostJSONFuzz.create(payload)
+    } else {
+        try HostJSONFuzz.calls(Array(payload.prefix { $0 != 0 }))
+    }
+}
+
+enum HostJSONFuzz {
+    static let maxLength = Int(AE_MAX_STRING_LENGTH)
+
+    /// One client for the whole run: in memory, pointing at a port where nothing listens.
+    nonisolated(unsafe) static let client: OpaquePointer = {
+        var config = ae_config()
+        ae_config_init(&config)
+        var delegate = ae_delegate()
+        ae_delegate_init(&delegate)
+        var client: OpaquePointer?
+        let status = "fuzz.software.statement".withCString { statement in
+            "http://127.0.0.1:9".withCString { base in
+                "fuzz-device".withCString { device in
+                    config.software_statement = statement
+                    config.base_url = base
+                    config.device_id = device
+                    return ae_client_create(&config, &delegate, &client)
+                }
+            }
+        }
+        precondition(status == Int32(AE_OK) && client != nil, "fuzzHostJSON: ae_client_create failed (\(status))")
+        return client!
+    }()
+
+    static let ok = Int32(AE_OK), invalidArg = Int32(AE_E_INVALID_ARG), noRequestor = Int32(AE_E_NO_REQUESTOR)
+    static let invalidHandle = Int32(AE_E_INVALID_HANDLE), insecureURL = Int32(AE_E_INSECURE_URL)
+
+    /// Every call that takes a string from the host, with `bytes` (NUL-terminated) as that string.
+    static func calls(_ bytes: [UInt8]) throws(FuzzFailure) {
+        let client = client
+        let text = bytes.count <= maxLength ? String(validating: bytes, as: UTF8.self) : nil
+        let json = text.flatMap(JSONValue.parse)
+        if let json { try checkJSONText(json) }
+        let strings = json?.arrayValue.flatMap { array in
+            array.allSatisfy { $0.stringValue != nil } ? array.compactMap(\.stringValue) : nil
+        }
+
+        func expect(_ name: String, _ result: Int32, _ expected: Int32) throws(FuzzFailure) {
+            try check(result == expected, "\(name) returned \(result) (\(String(cString: ae_status_string(result)))), "
+                + "expected \(expected) for \(text.map { String($0.prefix(200)) } ?? "\(bytes.count) bytes, not UTF-8")")
+            if result != ok {
+                let message = ae_last_error_message()
+                try check(message != nil, "\(name) failed without an error message")
+                ae_string_free(message)
+            }
+        }
+        func accepted(_ condition: Bool) -> Int32 { condition ? noRequestor : invalidArg }
+
+        var cString = bytes.map { CChar(bitPattern: $0) } + [0]
+        try cString.withUnsafeMutableBufferPointer { buffer throws(FuzzFailure) in
+            let s = UnsafePointer(buffer.baseAddress!)
+            try expect("ae_set_options", ae_set_options(client, s), optionsAccepted(json) ? ok : invalidArg)
+            try expect("ae_get_metadata", ae_get_metadata(client, s), accepted(json.flatMap(MetadataKey.init(json:)) != nil))
+            try expect("ae_preauthorize", ae_preauthorize(client, s, { _, _ in }, nil),
+                       accepted(json.flatMap(PreauthorizeRequest.init(json:)) != nil))
+            try expect("ae_check_preauthorized_resources", ae_check_preauthorized_resources(client, s, 1),
+                       accepted(strings.map { !$0.contains(where: \.isEmpty) } ?? false))
+            try expect("ae_set_requestor(\"\", json)", ae_set_requestor(client, "", s), invalidArg)
+            try expect("ae_get_authentication(data)", ae_get_authentication(client, 0, s, nil),
+                       accepted(json?.objectValue != nil))
+            try expect("ae_get_authentication(filter)", ae_get_authentication(client, 1, nil, s),
+                       accepted(json?.objectValue?.values.allSatisfy {
+                           $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true
+                       } == true))
+            try expect("ae_check_authorization(data)", ae_check_authorization(client, "REF30", s),
+                       accepted(json?.objectValue != nil))
+            try expect("ae_get_authorization(resource)", ae_get_authorization(client, s, nil),
+                       accepted(text.map { !$0.isEmpty } ?? false))
+            try expect("ae_handle_external_url", ae_handle_external_url(client, s), accepted(text.map { !$0.isEmpty } ?? false))
+            try expect("ae_set_selected_provider", ae_set_selected_provider(client, s),
+                       accepted(text.map { !$0.isEmpty } ?? false))
+            try expect("ae_partner_reply_metadata(NULL)", ae_partner_reply_metadata(nil, s),
+                       partnerMetadataAccepted(json) ? invalidHandle : invalidArg)
+        }
+    }
+
+    /// setOptions' rules (AccessEnabler.setOptions): known keys with the right types, others ignored.
+    static func optionsAccepted(_ json: JSONValue?) -> Bool {
+        guard let options = json?.objectValue else { return false }
+        return options.allSatisfy { key, value in
+            switch key {
+            case "applicationProfile", "visitorID", "ap_vi": return value.stringValue != nil
+            case "handleSVC": return value.boolValue != nil
+            case "device_info":
+                switch value {
+                case .object: return true
+                case .string(let text):
+                    guard let data = Data(base64Encoded: text) else { return false }
+                    return JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
+                default: return false
+                }
+            default: return true
+            }
+        }
+    }
+
+    /// ae_partner_reply_metadata's rules: an object; the two names strings or null; the expiry
+    /// milliseconds (a number or a string of digits) or null.
+    static func partnerMetadataAccepted(_ json: JSONValue?) -> Bool {
+        guard let object = json?.objectValue else { return false }
+        for key in ["accountProviderIdentifier", "samlAttributeQueryResponse"] {
+            switch object[key] {
+            case nil, .null?, .string?: break
+            default: return false
+            }
+        }
+        if let expiry = object["authenticationExpirationDate"], expiry != .null, expiry.int64Value == nil { return false }
+        return true
+    }
+
+    /// What the SDK writes as JSON (jsonText) it can read back, and a second round changes nothing.
+    static func checkJSONText(_ value: JSONValue) throws(FuzzFailure) {
+        let first = value.jsonText
+        guard let again = JSONValue.parse(first) else { throw FuzzFailure("jsonText output does not parse: \(first.prefix(200))") }
+        try check(sameJSON(again, value), "jsonText does not read back as the same value: \(first.prefix(200))")
+        try check(again.jsonText == JSONValue.parse(again.jsonText)?.jsonText, "jsonText is not stable")
+    }
+
+    /// ae_client_create with fuzzed strings in the config (never storage_path: no files).
+    static func create(_ payload: [UInt8]) throws(FuzzFailure) {
+        var fields = payload.split(separator: 0, maxSplits: 7, omittingEmptySubsequences: false).map {
+            Array($0).map { CChar(bitPattern: $0) } + [0]
+        }
+        let baseURL = fields.isEmpty ? "" : String(decoding: fields[0].dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while fields.count < 7 { fields.append([]) }
+        var config = ae_config()
+        ae_config_init(&config)
+        var delegate = ae_delegate()
+        ae_delegate_init(&delegate)
+        var client: OpaquePointer?
+        let result = withPointers(fields) { pointers in
+            config.base_url = pointers[0]
+            config.device_info_json = pointers[1]
+            config.software_statement = pointers[2] ?? UnsafePointer(staticStatement)
+            config.device_id = pointers[3] ?? UnsafePointer(staticDevice)
+            config.redirect_url = pointers[4]
+            config.domain_name = pointers[5]
+            config.activation_url = pointers[6]
+            return ae_client_create(&config, &delegate, &client)
+        }
+        if result == ok {
+            try check(client != nil, "ae_client_create returned AE_OK without a client")
+            ae_client_destroy(client)
+            try checkServiceURL(baseURL)
+        } else {
+            try check(client == nil, "ae_client_create failed but set a client")
+            try check(result == invalidArg || result == insecureURL, "ae_client_create returned \(result)")
+            let message = ae_last_error_message()
+            try check(message != nil, "ae_client_create failed without an error message")
+            ae_string_free(message)
+            if result == insecureURL {
+                try check(baseURL.lowercased().hasPrefix("http://"), "AE_E_INSECURE_URL for \(baseURL)")
+            }
+        }
+    }
+
+    /// An accepted service URL: https, or plain http whose host (as a URL parser such as
+    /// libcurl's sees it) is a loopback address.
+    static func checkServiceURL(_ url: String) throws(FuzzFailure) {
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") { return }
+        try check(lower.hasPrefix("http://"), "accepted a service URL that is neither https nor http: \(url)")
+        // RFC 3986: the authority ends at the first "/", "?" or "#"; a userinfo ends at its last "@".
+        let authority = lower.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        try check(!authority.contains("@"), finding: "F1", "accepted plain http with a userinfo (the host is after the @): \(url)")
+        try check(!authority.contains("\\"), "accepted plain http with a backslash in the authority: \(url)")
+        let host = authority.hasPrefix("[") ? authority.dropFirst().prefix { $0 != "]" } : authority.prefix { $0 != ":" }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        try check(host == "localhost" || host == "::1" || ipv4Loopback, "accepted plain http to a non-loopback host: \(url)")
+    }
+
+    nonisolated(unsafe) static let staticStatement = strdup("fuzz.software.statement")!
+    nonisolated(unsafe) static let staticDevice = strdup("fuzz-device")!
+
+    /// `fields` as C strings for the duration of `body`; an empty field (no bytes, no NUL) is NULL.
+    static func withPointers<R>(_ fields: [[CChar]], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = fields.map { field -> UnsafeMutablePointer<CChar>? in
+            guard !field.isEmpty else { return nil }
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: field.count)
+            copy.initialize(from: field, count: field.count)
+            return copy
+        }
+        defer { copies.forEach { $0?.deallocate() } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
