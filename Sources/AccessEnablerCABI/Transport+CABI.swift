@@ -160,8 +160,10 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
         while let headers, let line = headers[index] {
             guard index < 1_000 else { throw .invalidArgument("headers: more than 1000 lines (missing NULL end?)") }
             let text = try CInput.string(line, "headers[\(index)]")
-            guard let colon = text.firstIndex(of: ":") else { throw .invalidArgument("headers[\(index)] is not \"Name: value\"") }
-            lines.append((String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" })))
+            guard let header = parseHeaderLine(text[...]) else {
+                throw .invalidArgument("headers[\(index)] is not \"Name: value\"")
+            }
+            lines.append(header)
             index += 1
         }
         let exchange = try PendingExchanges.take(request)

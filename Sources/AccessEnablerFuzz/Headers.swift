@@ -6,7 +6,8 @@ import CAccessEnabler
 import AccessEnabler
 
 /// Input: byte 0 picks the HTTP status, byte 1 the body; the rest is a header block, one
-/// "Name: value" line per LF.
+/// "Name: value" line per NUL byte (so that values may hold CR and LF, as lines from the wire or
+/// a host's HTTP stack do: "Retry-After: 5\r\n").
 ///
 /// Checks: nothing crashes; `header(_:)` is the last line of that name (case-insensitive);
 /// the media type is lower-case without parameters or surrounding blanks; the executor's 429 and
@@ -16,10 +17,19 @@ public func fuzzHeaders(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     var input = FuzzInput(data)
     let status = input.pick(HeadersFuzz.statuses)
     let body = input.pick(HeadersFuzz.bodies)
-    let rawLines = input.rest().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    let rawLines = input.rest().split(separator: 0, omittingEmptySubsequences: false)
     var headers: [(name: String, value: String)] = []
     for line in rawLines {
         let text = String(decoding: line, as: UTF8.self)
+        // parseHeaderLine (both transports): a non-empty name without ":", both sides trimmed.
+        if let parsed = parseHeaderLine(text[...]) {
+            let blank: (Unicode.Scalar) -> Bool = { " \t\r\n".unicodeScalars.contains($0) }
+            try check(!parsed.name.isEmpty && !parsed.name.contains(":"), "header line \(text.debugDescription): bad name")
+            for part in [parsed.name, parsed.value] where !part.isEmpty {
+                try check(!blank(part.unicodeScalars.first!) && !blank(part.unicodeScalars.last!),
+                          "header line \(text.debugDescription): \(part.debugDescription) keeps blanks")
+            }
+        }
         guard let colon = text.firstIndex(of: ":") else { continue }
         headers.append((String(text[..<colon]), String(text[text.index(after: colon)...])))
     }
@@ -94,7 +104,7 @@ enum HeadersFuzz {
     /// is AE_E_INVALID_HANDLE exactly when status and lines are acceptable.
     static func hostReply(status: Int, lines: [ArraySlice<UInt8>]) throws(FuzzFailure) {
         let cLines = lines.map { line -> [CChar] in
-            Array(line.prefix { $0 != 0 }).map { CChar(bitPattern: $0) } + [0]
+            line.map { CChar(bitPattern: $0) } + [0]
         }
         let wellFormed = (100...599).contains(status) && cLines.count <= 1_000 && cLines.allSatisfy { line in
             let bytes = line.dropLast().map { UInt8(bitPattern: $0) }

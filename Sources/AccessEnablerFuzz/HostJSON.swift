@@ -184,8 +184,11 @@ enum HostJSONFuzz {
         }
     }
 
-    /// An accepted service URL: https, or plain http whose host (as a URL parser such as
-    /// libcurl's sees it) is a loopback address.
+    /// An accepted service URL: https, or plain http whose authority is exactly a loopback host
+    /// with an optional port — what a URL parser such as libcurl's then connects to.
+    /// F1: a userinfo ("localhost:80@host") makes libcurl connect to the host after the @.
+    /// F3: anything else after the host (junk after "]" or in the port, an octet libc does not
+    /// read as a number such as "08", which then goes to DNS) is accepted too.
     static func checkServiceURL(_ url: String) throws(FuzzFailure) {
         let lower = url.lowercased()
         if lower.hasPrefix("https://") { return }
@@ -193,11 +196,34 @@ enum HostJSONFuzz {
         // RFC 3986: the authority ends at the first "/", "?" or "#"; a userinfo ends at its last "@".
         let authority = lower.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         try check(!authority.contains("@"), finding: "F1", "accepted plain http with a userinfo (the host is after the @): \(url)")
-        try check(!authority.contains("\\"), "accepted plain http with a backslash in the authority: \(url)")
-        let host = authority.hasPrefix("[") ? authority.dropFirst().prefix { $0 != "]" } : authority.prefix { $0 != ":" }
+        try check(isLoopbackAuthority(authority), finding: "F3",
+                  "accepted plain http whose authority is not a loopback host[:port]: \(url)")
+    }
+
+    /// `localhost`, `[::1]` or `127.a.b.c` (decimal octets without leading zeros), then `:port`.
+    static func isLoopbackAuthority(_ authority: Substring) -> Bool {
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[...close]
+            let rest = authority[authority.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.first == ":" else { return false }
+                port = rest.dropFirst()
+            }
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        }
+        if let port, !port.isEmpty {  // "localhost:" is the default port
+            guard port.count <= 5, port.allSatisfy({ ("0"..."9").contains($0) }), UInt16(port) != nil else { return false }
+        }
+        if host == "localhost" || host == "[::1]" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-        try check(host == "localhost" || host == "::1" || ipv4Loopback, "accepted plain http to a non-loopback host: \(url)")
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
+            octet.allSatisfy { ("0"..."9").contains($0) } && UInt8(octet) != nil && (octet == "0" || !octet.hasPrefix("0"))
+        }
     }
 
     nonisolated(unsafe) static let staticStatement = strdup("fuzz.software.statement")!

@@ -11,6 +11,11 @@ import AccessEnabler
 /// becomes the ServiceError `RequestExecutor.failure(from:)` names (same HTTP status); what the
 /// SDK stores from an answer (configuration, profiles) reads back from the token store unchanged.
 public func fuzzServerAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
+    // One input at a time: the inputs share the transport's answer and the store's rows.
+    try ServerAnswerFuzz.serial.withLock { (_: inout Int) throws(FuzzFailure) in try serverAnswer(data) }
+}
+
+private func serverAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     var input = FuzzInput(data)
     let operation = Int(input.byte() % 16)
     let status = input.pick(ServerAnswerFuzz.statuses)
@@ -49,6 +54,7 @@ enum ServerAnswerFuzz {
         "application/xml", nil, "", "Application/JSON ; charset=utf-8", " application/vnd.adobe+json\t", "json",
     ]
 
+    static let serial = Locked(0)
     static let requestor = "REF30"
     static let deviceID = "fuzz-device"
 

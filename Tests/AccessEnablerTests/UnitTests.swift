@@ -26,10 +26,16 @@ import Testing
 }
 
 @Suite struct SettingsTests {
-    @Test(arguments: ["https://sp.auth.adobe.com", "http://127.0.0.1:8080", "http://localhost", "http://[::1]:9"])
+    @Test(arguments: ["https://sp.auth.adobe.com", "http://127.0.0.1:8080", "http://localhost", "http://[::1]:9",
+                             "http://127.0.0.1/path?q=a@b", "http://LOCALHOST:65535/x#y@z", "https://sp.auth.adobe.com:443/api"])
     func acceptedServiceURLs(_ url: String) { #expect(Settings.checkServiceURL(url) == nil) }
 
-    @Test(arguments: ["http://sp.auth.adobe.com", "ftp://x", "http://10.0.0.1", "https://", "http://127.evil.com"])
+    @Test(arguments: ["http://sp.auth.adobe.com", "ftp://x", "http://10.0.0.1", "https://", "http://127.evil.com",
+                             // F1 / F3 of Fuzz/FINDINGS.md: userinfo, malformed authorities, octal-looking octets.
+                             "http://localhost:80@example.com/", "http://[::1]@example.com/", "http://127.0.0.1:9@evil.example/x",
+                             "https://user@sp.auth.adobe.com", "http://[::1/:9", "http://[::1]x/", "http://localhost:abc/",
+                             "http://localhost:/", "http://localhost:70000", "http://127.0.0.08:9/", "http://127.0.0.1.",
+                             "http://local host/", "http://localhost\\@x/"])
     func refusedServiceURLs(_ url: String) {
         #expect(Settings.checkServiceURL(url) != nil)
     }

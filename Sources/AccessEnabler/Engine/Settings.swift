@@ -63,20 +63,46 @@ public struct Settings: Sendable {
     }
 
     /// nil when `url` may be used as a service URL: https, or http to a loopback address only.
+    /// Checks a service URL: https to any host, or plain http to a loopback host only. The
+    /// authority must be exactly `host[:port]` (no userinfo: `http://localhost@example.com/`
+    /// would reach example.com), and a loopback host is exactly `localhost`, `[::1]` or a dotted
+    /// `127.a.b.c` without leading zeros (libc reads `08` as bad octal and hands the name to DNS).
     static func checkServiceURL(_ url: String) -> String? {
         let lower = url.lowercased()
-        if lower.hasPrefix("https://") { return lower.count > 8 ? nil : "no host" }
-        guard lower.hasPrefix("http://") else { return "not an http(s) URL" }
-        let rest = lower.dropFirst(7)
-        let hostPort = rest.prefix { $0 != "/" }
-        let host: Substring
-        if hostPort.hasPrefix("[") {
-            host = hostPort.dropFirst().prefix { $0 != "]" }
-        } else {
-            host = hostPort.prefix { $0 != ":" }
+        let secure = lower.hasPrefix("https://")
+        guard secure || lower.hasPrefix("http://") else { return "not an http(s) URL" }
+        let authority = lower.dropFirst(secure ? 8 : 7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.isEmpty { return "no host" }
+        if authority.contains("@") { return "user information in the URL is not supported" }
+        if authority.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" }) {
+            return "the host contains a space, a control character or a backslash"
         }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
-        let ipv4Loopback = octets.count == 4 && !octets.contains(nil) && octets[0] == 127
+        if secure { return nil }
+        let host: Substring, port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return "malformed IPv6 address" }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.isEmpty { port = nil } else if after.hasPrefix(":") { port = after.dropFirst() } else {
+                return "malformed authority after the IPv6 address"
+            }
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+            port = nil
+        }
+        if let port {
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let number = Int(port), number > 0, number <= 65535
+            else { return "the port is not a number from 1 to 65535" }
+        }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
+            octet.allSatisfy { $0.isASCII && $0.isNumber } && UInt8(octet) != nil
+                && (octet.count == 1 || !octet.hasPrefix("0"))
+        }
         let loopback = host == "localhost" || host == "::1" || ipv4Loopback
         return loopback ? nil : "plain http is allowed for loopback addresses only"
     }

@@ -193,10 +193,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
             if line.hasPrefix("HTTP/") {
                 exchange.headers.removeAll()  // a new response (after 1xx): start over
-            } else if let colon = line.firstIndex(of: ":") {
-                let name = String(line[..<colon].trimmingSpaces())
-                let value = String(line[line.index(after: colon)...].trimmingSpaces())
-                exchange.headers.append((name, value))
+            } else if let header = parseHeaderLine(line[...]) {
+                exchange.headers.append(header)
             }
             return length
         }

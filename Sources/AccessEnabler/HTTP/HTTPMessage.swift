@@ -64,6 +64,16 @@ package protocol HTTPTransport: Sendable {
     func shutdown()
 }
 
+/// One `Name: value` header line (a line end allowed), name and value trimmed of spaces, tabs,
+/// CR and LF; nil when there is no colon or the name is empty. Both transports (libcurl's header
+/// callback and the host's `ae_http_reply`) read header lines through this.
+package func parseHeaderLine(_ line: Substring) -> (name: String, value: String)? {
+    guard let colon = line.firstIndex(of: ":") else { return nil }
+    let name = line[..<colon].trimmingSpaces()
+    guard !name.isEmpty else { return nil }
+    return (String(name), String(line[line.index(after: colon)...].trimmingSpaces()))
+}
+
 extension Substring {
     /// Without surrounding spaces, tabs, CR and LF. Works on Unicode scalars: "\r\n" is one
     /// Character in Swift, so a Character comparison would keep a header line's CRLF.

@@ -52,7 +52,12 @@ final class SQLiteDatabase {
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
             switch value {
-            case .text(let text): sqlite3_bind_text(statement, position, text, -1, csqlite_transient())
+            case .text(let text):
+                // The byte count, not -1: a NUL inside the text must not cut it short.
+                let bytes = text.utf8CString  // NUL-terminated, so never an empty (NULL) buffer
+                bytes.withUnsafeBufferPointer {
+                    _ = sqlite3_bind_text(statement, position, $0.baseAddress, Int32($0.count - 1), csqlite_transient())
+                }
             case .integer(let number): sqlite3_bind_int64(statement, position, number)
             case .null: sqlite3_bind_null(statement, position)
             }
@@ -66,7 +71,9 @@ final class SQLiteDatabase {
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
                 case SQLITE_NULL: .null
-                default: .text(String(cString: sqlite3_column_text(statement, column)))
+                default:
+                    .text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column),
+                                                               count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
                 }
             })
         }

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fuzz targets' seed corpora and saved crash inputs, run through the same harness functions
+// in a normal `swift test` (no libFuzzer): regression protection for every input that ever broke
+// a parser. Fuzz/README.md describes the targets and the folders.
+import AccessEnablerFuzz
+import Foundation
+import Testing
+
+@Suite struct FuzzCorpusTests {
+    static let fuzz = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz")
+
+    /// The regular files of Fuzz/<folder>/<target>, sorted (none when the folder does not exist).
+    static func inputs(_ folder: String, _ target: String) -> [URL] {
+        let directory = fuzz.appendingPathComponent(folder).appendingPathComponent(target)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    /// Runs `files` through the target's harness function; returns "file: failure" per failure.
+    /// The harness blocks its thread while the SDK's async calls run, so it runs on a thread of
+    /// its own, never on one of the (few) threads of Swift's cooperative pool.
+    static func run(_ target: String, _ files: [URL]) async throws -> [String] {
+        let inputs = try files.map { ($0.lastPathComponent, [UInt8](try Data(contentsOf: $0))) }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var failures: [String] = []
+                for (name, bytes) in inputs {
+                    do {
+                        try FuzzTargets.run(target, bytes)
+                    } catch {
+                        failures.append("\(target) \(name): \(error)")
+                    }
+                }
+                continuation.resume(returning: failures)
+            }
+        }
+    }
+
+    @Test(arguments: FuzzTargets.names)
+    func seedCorpus(_ target: String) async throws {
+        let files = Self.inputs("Corpus", target)
+        #expect(!files.isEmpty, "Fuzz/Corpus/\(target) has no seeds")
+        for failure in try await Self.run(target, files) { Issue.record(Comment(rawValue: failure)) }
+    }
+
+    /// Inputs a fuzz run found (scripts/fuzz.sh saves them). Files named `open-*` reproduce a
+    /// finding not fixed yet (listed in Fuzz/FINDINGS.md): they run as known issues, and the test
+    /// fails once they pass, so that they get renamed.
+    @Test(arguments: FuzzTargets.names)
+    func regressions(_ target: String) async throws {
+        let files = Self.inputs("Regressions", target)
+        for failure in try await Self.run(target, files.filter { !$0.lastPathComponent.hasPrefix("open-") }) {
+            Issue.record(Comment(rawValue: failure))
+        }
+        for file in files where file.lastPathComponent.hasPrefix("open-") {
+            let failures = try await Self.run(target, [file])
+            withKnownIssue("open finding (Fuzz/FINDINGS.md): \(file.lastPathComponent)") {
+                for failure in failures { Issue.record(Comment(rawValue: failure)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of Fuzz/ (AddressSanitizer + libFuzzer coverage) and runs each one
+# for a bounded time from its seed corpus, then prints a Markdown table of the runs.
+#
+#   scripts/fuzz.sh [seconds-per-target] [options]      (default 60 s; CI uses 20)
+#     --targets a,b        only these targets (server-answer, headers, saml, host-json)
+#     --report FILE        also append the table (with date and commit) to FILE
+#     --update-corpus      merge the inputs that added coverage into Fuzz/Corpus/<target> (-merge=1)
+#     --jobs N             libFuzzer workers per target (default 1; long runs on big machines)
+#     --strict             also stop at the open findings of Fuzz/FINDINGS.md (skipped by default)
+#
+# Each target starts from a temporary copy of Fuzz/Corpus/<target> (the seeds stay as committed).
+# A crash, sanitizer report, broken invariant, timeout (-timeout, 30 s per input) or memory blow-up
+# (-rss_limit_mb) stops that target; its input is saved as Fuzz/Regressions/<target>/<kind>-<sha1>,
+# which `swift test` (FuzzCorpusTests) then runs on every test run. Exit status: 0 when no target
+# found anything, 1 otherwise, 2 on a usage or build error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=60
+targets="server-answer,headers,saml,host-json"
+report=""
+update_corpus=0
+jobs=1
+skip_open=1
+while (($#)); do
+    case "$1" in
+        --targets) targets="$2"; shift 2 ;;
+        --report) report="$2"; shift 2 ;;
+        --update-corpus) update_corpus=1; shift ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --strict) skip_open=0; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        [0-9]*) seconds="$1"; shift ;;
+        *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+# SwiftPM's --sanitize=fuzzer links libFuzzer's main (the Swift flag alone makes SwiftPM rename
+# main and the link fails); -Xswiftc -sanitize=fuzzer,address comes last on each swiftc command,
+# so it wins over --sanitize's single value: every Swift module (the SDK included) gets coverage
+# instrumentation and ASan. -parse-as-library: the entry files have no top-level code.
+# AccessEnablerCABI links with a version script ("local: *") that would also hide the ASan
+# runtime's interceptors from the shared libraries (the Swift runtime, libcurl, SQLite): a second
+# version script names each runtime symbol as global (explicit names win over the wildcard). The
+# remaining "Cannot export local symbol" warnings are about the runtime's own local helpers.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runtime_dir=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/clang
+runtime_dir=$(echo "$runtime_dir"/*/lib/linux)
+{
+    echo "{ global:"
+    for archive in libclang_rt.asan-x86_64.a libclang_rt.asan_cxx-x86_64.a; do
+        nm -g --defined-only "$runtime_dir/$archive" | awk 'NF == 3 && $2 ~ /[TWVDBRi]/ {print "  " $3 ";"}'
+    done | sort -u
+    echo "};"
+} >"$work/asan-exports.map"
+# A stable path: the build flags (and so the build) must not change from run to run.
+mkdir -p Fuzz/.build
+cmp -s "$work/asan-exports.map" Fuzz/.build/asan-exports.map || cp "$work/asan-exports.map" Fuzz/.build/asan-exports.map
+build_flags=(-c release --package-path Fuzz --sanitize=fuzzer
+             -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+             -Xlinker --version-script="$PWD/Fuzz/.build/asan-exports.map")
+
+echo "==== building the fuzz targets (swift build ${build_flags[*]})"
+build_start=$SECONDS
+set +e
+swift build "${build_flags[@]}" >"$work/build.log" 2>&1
+build_status=$?
+set -e
+grep -v "Cannot export local symbol" "$work/build.log" | grep -vE "^\[[0-9]+/[0-9]+\]" || true
+if ((build_status != 0)); then echo "fuzz.sh: build failed" >&2; exit 2; fi
+bin=$(swift build "${build_flags[@]}" --show-bin-path)
+echo "build: $((SECONDS - build_start)) s"
+
+rows=()
+found=0
+IFS=, read -r -a target_list <<<"$targets"
+for target in "${target_list[@]}"; do
+    exe="$bin/fuzz-$target"
+    [[ -x "$exe" ]] || { echo "fuzz.sh: no fuzz target $target ($exe)" >&2; exit 2; }
+    corpus="$work/corpus-$target" artifacts="$work/artifacts-$target/" log="$work/$target.log"
+    mkdir -p "$corpus" "$artifacts"
+    cp Fuzz/Corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+    seeds=$(find "$corpus" -type f | wc -l)
+    echo "==== fuzz-$target: ${seconds} s from $seeds seeds"
+    args=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1
+          -artifact_prefix="$artifacts")
+    ((jobs > 1)) && args+=(-jobs="$jobs" -workers="$jobs")
+    # host-json creates and destroys clients: their objects are freed a moment later on the SDK's
+    # threads, and LeakSanitizer takes the weak-reference side table of a live CurlTransport (its
+    # address is kept shifted in the object's refcount word) for a leak. Leaks of create/destroy
+    # are measured by scripts/sanitizers.sh (valgrind, growth over 10 vs 100 iterations).
+    [[ $target == host-json ]] && args+=(-detect_leaks=0)
+    set +e
+    # SWIFT_BACKTRACE: Swift's crash backtracer would take the crash signal from libFuzzer (which
+    # saves the input) and keep the output pipe open long after the process died.
+    SWIFT_BACKTRACE=enable=no AE_FUZZ_SKIP_OPEN_FINDINGS="$skip_open" "$exe" "${args[@]}" "$corpus" >"$log" 2>&1
+    status=$?
+    set -e
+    ((jobs > 1)) && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
+    # Final stats (summed over workers) and the last status line.
+    executions=$(awk '/stat::number_of_executed_units:/ {s += $2} END {print s + 0}' "$log")
+    speed=$(awk '/stat::average_exec_per_sec:/ {s += $2} END {print s + 0}' "$log")
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
+    cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$last")
+    ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$last")
+    corp=$(sed -nE 's/.*corp: ([0-9]+\/[0-9]+[a-zA-Z]*).*/\1/p' <<<"$last")
+    rss=$(awk '/stat::peak_rss_mb:/ {if ($2 > m) m = $2} END {print m + 0}' "$log")
+    crashes=0
+    for file in "$artifacts"*; do
+        [[ -f "$file" ]] || continue
+        crashes=$((crashes + 1))
+        name=$(basename "$file")
+        mkdir -p "Fuzz/Regressions/$target"
+        cp "$file" "Fuzz/Regressions/$target/$name"
+        echo "fuzz-$target: saved Fuzz/Regressions/$target/$name"
+    done
+    if ((status != 0 || crashes > 0)); then
+        found=1
+        echo "fuzz-$target: FOUND SOMETHING (exit $status). The report:"
+        grep -nE "==ERROR|SUMMARY|fuzz invariant broken|Fatal error|Deadly signal|ALARM|out-of-memory|LeakSanitizer|Test unit written" \
+            "$log" | head -20 || true
+        grep -A25 -m1 -E "==ERROR|Fatal error|fuzz invariant broken" "$log" | head -40 || true
+        mkdir -p Fuzz/.build/logs
+        cp "$log" "Fuzz/.build/logs/$target-failure.log"
+        echo "(full log: Fuzz/.build/logs/$target-failure.log)"
+    fi
+    if ((update_corpus)); then
+        before=$(find "Fuzz/Corpus/$target" -type f | wc -l)
+        "$exe" -merge=1 "Fuzz/Corpus/$target" "$corpus" >"$work/merge-$target.log" 2>&1 || true
+        echo "fuzz-$target: Fuzz/Corpus/$target $before -> $(find "Fuzz/Corpus/$target" -type f | wc -l) files"
+    fi
+    rows+=("| $target | ${executions} | ${speed} | ${cov:-?} | ${ft:-?} | ${corp:-?} | ${rss} | ${crashes} |")
+done
+
+table=$(
+    echo "| target | executions | exec/s | coverage (cov) | features (ft) | corpus (files/bytes) | peak RSS MB | crashes |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${rows[@]}"
+)
+echo
+echo "fuzzing: ${seconds} s per target, $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "$table"
+if [[ -n "$report" ]]; then
+    {
+        echo
+        echo "### $(date -u +%Y-%m-%d) — ${seconds} s per target, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
+        echo
+        echo "$table"
+    } >>"$report"
+fi
+exit "$found"
