@@ -56,6 +56,13 @@ let package = Package(
             path: "Examples/SwiftPlayer",
             swiftSettings: strict
         ),
+        // The crash test's writer and checker (scripts/store-crash.py kills it with SIGKILL).
+        .executableTarget(
+            name: "StoreCrashWriter",
+            dependencies: ["AccessEnabler"],
+            path: "Tests/tools/StoreCrashWriter",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AccessEnablerTests",
             dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler", "AccessEnablerFuzz"],

@@ -102,7 +102,9 @@ enum {
     AE_E_NO_REQUESTOR = 4,        /* 4: no successful ae_set_requestor() yet (or the last one failed) */
     AE_E_STORAGE = 5,             /* 5: the token store cannot be opened or written */
     AE_E_INSECURE_URL = 6,        /* 6: a plain http:// URL that is not a loopback address */
-    AE_E_INTERNAL = 7             /* 7: a bug in the library; the message says where */
+    AE_E_INTERNAL = 7,            /* 7: a bug in the library; the message says where */
+    AE_E_STORE_KEY = 8            /* 8: the store's records are sealed under another key, or sealed and
+                                        no store_key was given (nothing was changed or deleted) */
 };
 
 /**
@@ -350,7 +352,20 @@ AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, cons
 #define AE_CALLBACKS_THREAD 0     /* default: on the client's callback thread */
 #define AE_CALLBACKS_EVENT_LOOP 1 /* queued; the host runs them with ae_client_dispatch() */
 
-#define AE_CONFIG_VERSION 3
+/** The check of the token store at create (ae_config.store_check): the iOS SDK's storage
+    integrity check (IntegrityCheckType), plus a quick check as the default. A damaged file found
+    by any of them (or one SQLite cannot read at all, whatever the option) is moved aside to
+    `<storage_path>.corrupt-<ms>` (with its -wal and -shm) and a new store is started; the client
+    is created and ae_client_store_status() says AE_STORE_RECOVERED. */
+#define AE_STORE_CHECK_QUICK 0 /* default: PRAGMA quick_check (well under 1 ms on a store this size) */
+#define AE_STORE_CHECK_NONE 1  /* INTEGRITY_CHECK_NONE: no check beyond opening */
+#define AE_STORE_CHECK_ALL 2   /* INTEGRITY_CHECK_ALL: full PRAGMA integrity_check; on failure, a new store */
+#define AE_STORE_CHECK_CLEAR 3 /* INTEGRITY_CHECK_CLEAR: this app's records are cleared at every create */
+
+/** Length in bytes of ae_config.store_key (AES-256). */
+#define AE_STORE_KEY_LENGTH 32
+
+#define AE_CONFIG_VERSION 4
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
@@ -390,6 +405,17 @@ typedef struct ae_config {
     /* version 3 */
     int32_t callback_mode;               /**< AE_CALLBACKS_THREAD (default) or AE_CALLBACKS_EVENT_LOOP. */
     const ae_http_transport *transport;  /**< Optional host HTTP stack (copied at create). NULL: libcurl. */
+    /* version 4 */
+    const uint8_t *store_key;  /**< NULL: the store is not encrypted (file mode 0600; logged once at warning
+                                    level). Else AE_STORE_KEY_LENGTH bytes (copied): the app's secrets in
+                                    the store (client secret, access token, profiles and their attributes)
+                                    are sealed with AES-256-GCM. The first create with a key seals what an
+                                    unencrypted store held; a different key, or no key for a sealed store,
+                                    fails with AE_E_STORE_KEY and changes nothing. Every process of the app
+                                    must give the same key. Keep it out of the file system's reach (e.g. a
+                                    hardware-backed keystore). */
+    size_t store_key_length;   /**< Bytes at store_key: AE_STORE_KEY_LENGTH (else AE_E_INVALID_ARG). */
+    int32_t store_check;       /**< AE_STORE_CHECK_QUICK (default), _NONE, _ALL or _CLEAR. */
 } ae_config;
 
 /**
@@ -501,7 +527,7 @@ typedef struct ae_client ae_client;
  * @param[in]  delegate  Callbacks (the struct is copied; `user_data` is kept). Not NULL.
  * @param[out] out       Receives the client. Not NULL. Set to NULL on failure.
  * @return AE_OK; AE_E_INVALID_ARG (bad field: see ae_last_error_message), AE_E_UNSUPPORTED_VERSION,
- *         AE_E_INSECURE_URL, AE_E_STORAGE.
+ *         AE_E_INSECURE_URL, AE_E_STORAGE, AE_E_STORE_KEY.
  * Ownership: the client is owned by the caller; release it with ae_client_destroy().
  * Thread: any. Callback: none.
  */
@@ -515,6 +541,25 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
  * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
  */
 AE_API void ae_client_destroy(ae_client *client);
+
+/** How ae_client_create() found the token store (ae_client_store_status). */
+#define AE_STORE_OPENED 0    /* an existing store, opened as it was */
+#define AE_STORE_CREATED 1   /* no store at storage_path: a new one */
+#define AE_STORE_IN_MEMORY 2 /* storage_path NULL: nothing persists */
+#define AE_STORE_RECOVERED 3 /* the file was damaged: moved aside, a new store started (the viewer must
+                                log in again); the log names where it was moved */
+#define AE_STORE_CLEARED 4   /* AE_STORE_CHECK_CLEAR removed this app's records */
+#define AE_STORE_UPGRADED 5  /* a store of an earlier schema, migrated (its records kept) */
+
+/**
+ * How ae_client_create() found the token store: one of AE_STORE_*. A host may tell the viewer
+ * why a login is asked again after AE_STORE_RECOVERED.
+ *
+ * @param[out] out_status  Receives the AE_STORE_* value. Not NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG.
+ * Ownership: n/a. Thread: any. Callback: none.
+ */
+AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
 
 /**
  * Event-loop mode (callback_mode AE_CALLBACKS_EVENT_LOOP): a file descriptor that is readable

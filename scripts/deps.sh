@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
 if [ "${1:-build}" = test ]; then
-    packages+=(cmake ninja-build pkg-config valgrind)
+    packages+=(cmake ninja-build pkg-config valgrind faketime)
 fi
 missing=()
 for package in "${packages[@]}"; do

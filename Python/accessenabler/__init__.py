@@ -27,6 +27,7 @@ AE_E_NO_REQUESTOR = 4
 AE_E_STORAGE = 5
 AE_E_INSECURE_URL = 6
 AE_E_INTERNAL = 7
+AE_E_STORE_KEY = 8
 
 # --- AccessEnabler constants -----------------------------------------------------------------
 ACCESS_ENABLER_STATUS_ERROR = 0
@@ -49,7 +50,10 @@ AE_API_V2 = 2
 AE_LOGIN_SECOND_SCREEN = 0
 AE_LOGIN_BROWSER = 1
 AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
-AE_CONFIG_VERSION = 3
+AE_CONFIG_VERSION = 4
+AE_STORE_CHECK_QUICK, AE_STORE_CHECK_NONE, AE_STORE_CHECK_ALL, AE_STORE_CHECK_CLEAR = 0, 1, 2, 3
+AE_STORE_KEY_LENGTH = 32
+AE_STORE_OPENED, AE_STORE_CREATED, AE_STORE_IN_MEMORY, AE_STORE_RECOVERED, AE_STORE_CLEARED, AE_STORE_UPGRADED = range(6)
 AE_CALLBACKS_THREAD = 0
 AE_CALLBACKS_EVENT_LOOP = 1
 AE_HTTP_TRANSPORT_VERSION = 1
@@ -159,6 +163,10 @@ class Config(ctypes.Structure):
         ("partner", ctypes.POINTER(PartnerFramework)),
         ("callback_mode", c_int32),
         ("transport", ctypes.POINTER(HttpTransport)),
+        # version 4
+        ("store_key", ctypes.POINTER(ctypes.c_uint8)),
+        ("store_key_length", ctypes.c_size_t),
+        ("store_check", c_int32),
     ]
 
 
@@ -202,6 +210,7 @@ _SIGNATURES = {
     "ae_preauthorize": (c_int32, [_CLIENT, c_char_p, PREAUTHORIZE_FN, c_void_p]),
     "ae_client_event_fd": (ctypes.c_int, [_CLIENT]),
     "ae_client_dispatch": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
+    "ae_client_store_status": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
     "ae_http_transport_init": (c_int32, [ctypes.POINTER(HttpTransport)]),
     "ae_http_reply": (c_int32, [c_void_p, c_int32, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
                                 ctypes.c_size_t]),
@@ -285,7 +294,7 @@ class Client:
                  login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
                  connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
                  log=None, log_level=AE_LOG_ERROR, partner=None, callback_mode=AE_CALLBACKS_THREAD,
-                 transport=None):
+                 transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config)))
@@ -315,6 +324,12 @@ class Client:
             framework = transport.framework()  # accessenabler.transport.Transport
             self._keep.extend([transport, framework])
             config.transport = ctypes.pointer(framework)
+        if store_key is not None:  # bytes (AE_STORE_KEY_LENGTH of them)
+            key = (ctypes.c_uint8 * len(store_key)).from_buffer_copy(store_key)
+            self._keep.append(key)
+            config.store_key = ctypes.cast(key, ctypes.POINTER(ctypes.c_uint8))
+            config.store_key_length = len(store_key)
+        config.store_check = store_check
         table = Delegate()
         check(lib.ae_delegate_init(ctypes.byref(table)))
         for name, kind in _CALLBACKS:
@@ -371,6 +386,12 @@ class Client:
         if fd < 0:
             raise AEError(AE_E_INVALID_ARG, last_error_message())
         return fd
+
+    def store_status(self):
+        """How create found the token store: one of AE_STORE_*."""
+        status = c_int32()
+        check(lib.ae_client_store_status(self._handle, ctypes.byref(status)))
+        return status.value
 
     def dispatch(self):
         """Event-loop mode: runs the queued callbacks on this thread; returns how many ran."""

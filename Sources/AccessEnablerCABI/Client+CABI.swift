@@ -193,6 +193,14 @@ public func ae_preauthorize(_ client: OpaquePointer?, _ request_json: UnsafePoin
 }
 
 @c @implementation
+public func ae_client_store_status(_ client: OpaquePointer?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in
+        guard let out_status else { throw .invalidArgument("out_status is NULL") }
+        out_status.pointee = enabler.storeStatus.rawValue
+    }
+}
+
+@c @implementation
 public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
     var descriptor: CInt = -1
     _ = call(client) { enabler throws(AccessEnablerError) in

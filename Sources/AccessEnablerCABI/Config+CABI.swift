@@ -39,6 +39,7 @@ enum ConfigReader {
         switch version {
         case 1: size = MemoryLayout<ae_config>.offset(of: \ae_config.partner)!
         case 2: size = MemoryLayout<ae_config>.offset(of: \ae_config.callback_mode)!
+        case 3: size = MemoryLayout<ae_config>.offset(of: \ae_config.store_key)!
         case UInt32(AE_CONFIG_VERSION): size = MemoryLayout<ae_config>.size
         default:
             throw .unsupportedVersion("ae_config version \(version) is not supported (this library knows 1...\(AE_CONFIG_VERSION))")
@@ -93,6 +94,18 @@ enum ConfigReader {
             settings.transport = try CTransport(transport.pointee, maxBodyBytes: 4 << 20,
                                                 timeoutMillis: settings.requestTimeoutMillis)
         }
+        if let key = config.store_key {
+            guard config.store_key_length == Int(AE_STORE_KEY_LENGTH) else {
+                throw .invalidArgument("store_key_length must be \(AE_STORE_KEY_LENGTH), not \(config.store_key_length)")
+            }
+            settings.storeKey = Array(UnsafeBufferPointer(start: key, count: config.store_key_length))
+        } else if config.store_key_length != 0 {
+            throw .invalidArgument("store_key is NULL but store_key_length is \(config.store_key_length)")
+        }
+        guard let check = IntegrityCheck(rawValue: config.store_check) else {
+            throw .invalidArgument("store_check \(config.store_check) is unknown")
+        }
+        settings.storeCheck = check
         if let log = config.log {
             let userData = HostPointer(raw: config.log_user_data)
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }

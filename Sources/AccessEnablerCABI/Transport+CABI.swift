@@ -44,6 +44,14 @@ private enum PendingExchanges {
         state.withLock { $0.exchanges.removeValue(forKey: handle) }
     }
 
+    /// Throws as `take` would, without taking: a bad handle is reported before a bad argument.
+    static func check(_ handle: OpaquePointer?) throws(AccessEnablerError) {
+        guard let handle else { throw .invalidHandle("request is NULL") }
+        guard state.withLock({ $0.exchanges[UInt(bitPattern: handle)] != nil }) else {
+            throw .invalidHandle("unknown, answered, cancelled or timed-out HTTP request")
+        }
+    }
+
     static func take(_ handle: OpaquePointer?) throws(AccessEnablerError) -> PendingExchange {
         guard let handle else { throw .invalidHandle("request is NULL") }
         guard let exchange = take(UInt(bitPattern: handle)) else {
@@ -153,6 +161,7 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
                           _ body: UnsafePointer<UInt8>?, _ body_length: Int) -> Int32
 {
     AccessEnablerCABI.status { () throws(AccessEnablerError) in
+        try PendingExchanges.check(request)
         guard (100...599).contains(status) else { throw .invalidArgument("status \(status) is not an HTTP status") }
         guard body != nil || body_length == 0 else { throw .invalidArgument("body is NULL but body_length is not 0") }
         var lines: [(name: String, value: String)] = []
@@ -179,6 +188,7 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
 @c @implementation
 public func ae_http_reply_error(_ request: OpaquePointer?, _ error: Int32, _ message: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
+        try PendingExchanges.check(request)
         let text = try CInput.optionalString(message, "message") ?? "host transport error"
         let failure: TransportError
         switch error {

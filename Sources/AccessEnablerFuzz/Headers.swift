@@ -106,10 +106,6 @@ enum HeadersFuzz {
         let cLines = lines.map { line -> [CChar] in
             line.map { CChar(bitPattern: $0) } + [0]
         }
-        let wellFormed = (100...599).contains(status) && cLines.count <= 1_000 && cLines.allSatisfy { line in
-            let bytes = line.dropLast().map { UInt8(bitPattern: $0) }
-            return String(validating: bytes, as: UTF8.self)?.contains(":") == true
-        }
         let pointers = cLines.map { line -> UnsafeMutablePointer<CChar> in
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: line.count)
             copy.initialize(from: line, count: line.count)
@@ -123,7 +119,9 @@ enum HeadersFuzz {
                 ae_http_reply(nil, Int32(status), headers.baseAddress, bytes.baseAddress, bytes.count)
             }
         }
-        let expected = wellFormed ? Int32(AE_E_INVALID_HANDLE) : Int32(AE_E_INVALID_ARG)
+        // The header: "A bad handle is reported before a bad argument" (the lines themselves are
+        // checked through parseHeaderLine above).
+        let expected = Int32(AE_E_INVALID_HANDLE)
         try check(result == expected, "ae_http_reply(NULL, \(status), \(lines.count) lines) returned \(result), expected \(expected)")
     }
 }

@@ -158,11 +158,4 @@ import Testing
         #expect(try store.deviceID { "first" } == "first")
         #expect(try store.deviceID { "second" } == "first")
     }
-
-    @Test func aGarbageFileIsANamedStoreError() throws {
-        let path = temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-        #expect(throws: StoreError.self) { try TokenStore(path: path) }
-    }
 }

@@ -110,6 +110,11 @@ static void expect_all_invalid_handle(ae_client *h) {
     EXPECT(ae_logout(h), AE_E_INVALID_HANDLE);
     EXPECT(ae_handle_external_url(h, "https://example.com/done"), AE_E_INVALID_HANDLE);
     EXPECT(ae_preauthorize(h, "{\"resources\": [\"R\"]}", preauthorize_cb, NULL), AE_E_INVALID_HANDLE);
+    {
+        int32_t store_status = -1;
+        EXPECT(ae_client_store_status(h, &store_status), AE_E_INVALID_HANDLE);
+        CHECK(store_status == -1);
+    }
 }
 
 int main(void) {
@@ -131,6 +136,7 @@ int main(void) {
         static const int32_t codes[] = {
             AE_OK,             AE_E_INVALID_ARG, AE_E_INVALID_HANDLE, AE_E_UNSUPPORTED_VERSION,
             AE_E_NO_REQUESTOR, AE_E_STORAGE,     AE_E_INSECURE_URL,   AE_E_INTERNAL,
+            AE_E_STORE_KEY,
         };
         const size_t n = sizeof codes / sizeof codes[0];
         const char *unknown = ae_status_string(9999);

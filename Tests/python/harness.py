@@ -109,6 +109,22 @@ class Recorder:
                     raise AssertionError(f"timed out waiting for {name}; events: {self.summary()}")
                 self.condition.wait(remaining)
 
+    def wait_any(self, names, timeout=15):
+        """Waits for the next event among `names` not returned before; returns (name, args)."""
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            seen = getattr(self, "_seen_any", 0)
+            while True:
+                for index in range(seen, len(self.events)):
+                    if self.events[index][0] in names:
+                        self._seen_any = index + 1
+                        return self.events[index]
+                seen = len(self.events)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"timed out waiting for one of {names}; events: {self.summary()}")
+                self.condition.wait(remaining)
+
     def names(self, include_tracking=False):
         with self.condition:
             return [n for n, _ in self.events if include_tracking or n != "send_tracking_data"]

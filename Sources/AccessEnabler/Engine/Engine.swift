@@ -193,7 +193,8 @@ package actor Engine {
         switch configurationOutcome {
         case .success(let fetched?):
             configuration = fetched
-            do { try store.saveConfiguration(scope, fetched, fetchedAt: now) } catch {
+            // Times taken after the answers: their Date header may just have set Adobe's clock.
+            do { try store.saveConfiguration(scope, fetched, fetchedAt: clock.nowMillis()) } catch {
                 logger.error("cannot store the configuration: \(error)")
             }
         case .success(nil):
@@ -213,7 +214,7 @@ package actor Engine {
         }
         switch profilesOutcome {
         case .success(let profiles?):
-            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: now) } catch {
+            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: clock.nowMillis()) } catch {
                 logger.error("cannot store profiles: \(error)")
             }
         case .success(nil): break

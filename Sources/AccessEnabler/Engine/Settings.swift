@@ -22,6 +22,11 @@ public struct Settings: Sendable {
     public var softwareStatement: String
     public var baseURL: String = "https://sp.auth.adobe.com"
     public var storagePath: String?
+    /// 32 bytes: seal the store's secrets with AES-256-GCM under this key. nil: not encrypted
+    /// (the file is mode 0600).
+    public var storeKey: [UInt8]?
+    /// The check of the store at create (iOS's storage integrity check).
+    public var storeCheck: IntegrityCheck = .quick
     /// X-Device-Info as a JSON object; nil derives it from uname(2).
     public var deviceInfo: [String: JSONValue]?
     /// nil derives a stable id from /etc/machine-id (hashed) and stores it.
@@ -59,6 +64,7 @@ public struct Settings: Sendable {
         if let problem = Self.checkServiceURL(baseURL) { return "base_url: \(problem)" }
         if redirectURL.isEmpty { return "redirect_url is empty" }
         if deviceID?.isEmpty == true { return "device_id is empty" }
+        if let storeKey, storeKey.count != Sealer.keyLength { return "store_key must be \(Sealer.keyLength) bytes, not \(storeKey.count)" }
         return nil
     }
 

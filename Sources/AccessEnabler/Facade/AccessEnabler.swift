@@ -26,6 +26,8 @@ public final class AccessEnabler: @unchecked Sendable {
     private let gate = Locked(Gate())
     private let delegates = Locked(Delegates())
     private let logger: Logger
+    /// How the store was found at create (opened, created, recovered from damage, cleared, …).
+    public let storeStatus: StoreOpenStatus
 
     /// Receives AccessEnabler's callbacks (weak, as on iOS).
     public var delegate: (any EntitlementDelegate)? {
@@ -62,11 +64,22 @@ public final class AccessEnabler: @unchecked Sendable {
         logger = Logger(maxLevel: settings.logLevel, sink: settings.logSink)
         let store: TokenStore
         let deviceID: String
-        do {
-            store = try TokenStore(path: settings.storagePath)
-            deviceID = try settings.deviceID ?? store.deviceID(orCreate: DeviceDefaults.derivedDeviceID)
+        do throws(StoreError) {
+            store = try TokenStore(path: settings.storagePath, app: StoreScope(softwareStatement: settings.softwareStatement, api: "").app,
+                                   sealer: settings.storeKey.flatMap(Sealer.init(key:)), check: settings.storeCheck, logger: logger)
+            if let given = settings.deviceID { deviceID = given } else {
+                deviceID = try store.deviceID(orCreate: DeviceDefaults.derivedDeviceID)
+            }
         } catch {
-            throw .storage("\(settings.storagePath ?? ":memory:"): \(error)")
+            let message = "\(settings.storagePath ?? ":memory:"): \(error)"
+            throw error.kind == .wrongKey || error.kind == .keyRequired ? .storeKey(message) : .storage(message)
+        }
+        storeStatus = store.openStatus
+        // Adobe's clock: from this boot's anchor in the store, else the latest server time seen.
+        let bootID = ServerClock.bootID
+        let stored = try? store.clockAnchor(bootID: bootID)
+        let serverClock = ServerClock(local: clock, anchor: stored?.anchor, latestServerMillis: stored?.latest) { anchor in
+            try? store.saveClockAnchor(bootID: bootID, anchor)
         }
         if settings.storagePath == nil { logger.info("no storage path: nothing persists after destroy") }
         let deviceInfo = settings.deviceInfo ?? DeviceDefaults.deviceInfo()
@@ -85,11 +98,11 @@ public final class AccessEnabler: @unchecked Sendable {
         }
         self.callbacks = callbacks
         let executor = RequestExecutor(transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
-                                       logger: logger)
+                                       serverClock: serverClock, logger: logger)
         let sink = CallbackSink(queue: callbacks)
         let gate = gate
         engine = Engine(settings: settings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
-                        clock: clock, logger: logger, sink: sink) { succeeded in
+                        clock: serverClock, logger: logger, sink: sink) { succeeded in
             gate.withLock { gate in
                 gate.pendingRequestors -= 1
                 gate.requestorReady = succeeded

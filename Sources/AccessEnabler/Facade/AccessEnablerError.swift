@@ -19,6 +19,8 @@ public struct AccessEnablerError: Error, Sendable, Equatable, CustomStringConver
     public static func storage(_ message: String) -> Self { .init(code: 5, message: message) }
     public static func insecureURL(_ message: String) -> Self { .init(code: 6, message: message) }
     public static func internalError(_ message: String) -> Self { .init(code: 7, message: message) }
+    /// The store's records are sealed under another key, or sealed and no key was given.
+    public static func storeKey(_ message: String) -> Self { .init(code: 8, message: message) }
 
     public var description: String { message }
 }

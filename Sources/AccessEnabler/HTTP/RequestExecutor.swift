@@ -17,8 +17,11 @@ package final class RequestExecutor: Sendable {
     /// Retries of an answer whose enhanced error says `retry` / `retry-after` (Adobe: "max 2–3 times").
     private let maxActionRetries = 2
 
-    package init(transport: any HTTPTransport, requestsPerSecond: Double, logger: Logger) {
+    private let serverClock: ServerClock?
+
+    package init(transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger) {
         self.transport = transport
+        self.serverClock = serverClock
         self.bucket = Locked(TokenBucket(perSecond: requestsPerSecond))
         self.logger = logger
     }
@@ -50,6 +53,7 @@ package final class RequestExecutor: Sendable {
                 }
                 throw .transport(error)
             }
+            serverClock?.observe(dateHeader: response.header("Date"))
             logger.debug("\(request.method) \(operation) -> \(response.status)")
             if response.status >= 400, response.status != 429, actionRetries < maxActionRetries,
                 case .enhanced(let error, _) = Self.failure(from: response),

@@ -4,8 +4,30 @@ import Glibc
 
 /// Errors of the token store; the message names the SQLite error, never a stored value.
 package struct StoreError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
+        /// An SQLite failure (extended result code; 0 when not from SQLite).
+        case sqlite(Int32)
+        /// The file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, or a failed integrity check).
+        case corrupt
+        /// The app's records are sealed under another key than the one given.
+        case wrongKey
+        /// The app's records are sealed and no key was given.
+        case keyRequired
+    }
+
+    package var kind: Kind
     package var description: String
-    init(_ description: String) { self.description = description }
+
+    init(_ description: String, kind: Kind = .sqlite(0)) {
+        self.description = description
+        self.kind = kind
+    }
+
+    /// SQLite says the file is not a database or is malformed.
+    var isCorruption: Bool {
+        if case .sqlite(let code) = kind { return code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB }
+        return kind == .corrupt
+    }
 }
 
 /// A bound SQL value.
@@ -25,9 +47,10 @@ final class SQLiteDatabase {
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let code = handle.map { sqlite3_extended_errcode($0) } ?? result
             sqlite3_close_v2(handle)
             handle = nil
-            throw StoreError("cannot open the store (\(message))")
+            throw StoreError("cannot open the store (\(message))", kind: .sqlite(code))
         }
         sqlite3_extended_result_codes(handle, 1)
     }
@@ -36,10 +59,11 @@ final class SQLiteDatabase {
 
     func execute(_ sql: String) throws(StoreError) {
         var error: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+        let result = sqlite3_exec(handle, sql, nil, nil, &error)
+        guard result == SQLITE_OK else {
             let message = error.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(error)
-            throw StoreError(message)
+            throw StoreError("\(message) (SQLite \(sqlite3_extended_errcode(handle)))", kind: .sqlite(sqlite3_extended_errcode(handle)))
         }
     }
 
@@ -94,7 +118,8 @@ final class SQLiteDatabase {
     }
 
     private func lastError() -> StoreError {
-        StoreError("\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))")
+        StoreError("\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))",
+                   kind: .sqlite(sqlite3_extended_errcode(handle)))
     }
 }
 

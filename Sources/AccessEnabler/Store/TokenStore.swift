@@ -18,47 +18,115 @@ package struct StoreScope: Sendable, Hashable {
 /// busy timeout, every write in a transaction). The store is the source of truth for profiles,
 /// the selected MVPD and authorization expiries, so a profile written by one process is seen by
 /// the others at their next read.
+///
+/// With a key, the app's secrets (client secret, access token, profiles with their attributes)
+/// are sealed (`Sealer`); ids, times and configurations stay readable, so the SQL keys work.
 package final class TokenStore: Sendable {
-    package static let schemaVersion = 1
-    private let database: Locked<SQLiteDatabase>
+    package static var schemaVersion: Int { StoreSchema.version }
+    private static let keyCheckText = "accessenabler-store-key"
+    private static let warnedUnencrypted = Locked<Set<String>>([])
 
-    /// Opens or creates the store. `path` nil keeps everything in memory.
-    package init(path: String?) throws(StoreError) {
-        let database = try SQLiteDatabase(path: path ?? ":memory:")
-        if let path { chmod(path, 0o600) }
-        try database.execute("PRAGMA busy_timeout = 5000")
-        if path != nil { _ = try database.query("PRAGMA journal_mode = WAL") }
-        try database.execute("PRAGMA synchronous = FULL")
-        try Self.migrate(database)
-        self.database = Locked(database)
+    private let database: Locked<SQLiteDatabase>
+    private let sealer: Sealer?
+    /// The app whose records `sealer` seals (other apps sharing the file keep their own keys).
+    private let app: String
+    /// How the file was found at create.
+    package let openStatus: StoreOpenStatus
+    /// Where a damaged file was moved (status `.recovered`).
+    package let movedTo: String?
+    /// The file of the app's processes' registration lock (nil in memory).
+    package let lockPath: String?
+
+    /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
+    /// app (hashed software statement) whose key `sealer` holds.
+    package init(path: String?, app: String = "", sealer: Sealer? = nil, check: IntegrityCheck = .quick,
+                 logger: Logger = .silent) throws(StoreError)
+    {
+        let opened = try StoreOpening.open(path: path, check: check, logger: logger)
+        var status = opened.status
+        if check == .clear {
+            try Self.clear(opened.database, app: app)
+            if status == .opened || status == .upgraded { status = .cleared }
+        }
+        try Self.settleKey(opened.database, app: app, sealer: sealer)
+        if let path, sealer == nil, Self.warnedUnencrypted.withLock({ $0.insert(path).inserted }) {
+            logger.warning("the store \(path) is not encrypted (no store_key): its secrets are protected by file mode 0600 only")
+        }
+        database = Locked(opened.database)
+        self.sealer = sealer
+        self.app = app
+        openStatus = status
+        movedTo = opened.movedTo
+        lockPath = path.map { $0 + ".lock" }
     }
 
-    private static func migrate(_ database: SQLiteDatabase) throws(StoreError) {
+    /// Removes every record of `app` (AE_STORE_CHECK_CLEAR).
+    private static func clear(_ database: SQLiteDatabase, app: String) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
-            guard version < Int64(schemaVersion) else { return }
-            try database.execute(
-                """
-                CREATE TABLE IF NOT EXISTS device (id INTEGER PRIMARY KEY CHECK (id = 1), device_id TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS clients (app TEXT NOT NULL, api TEXT NOT NULL, base_url TEXT NOT NULL,
-                    client_id TEXT NOT NULL, client_secret TEXT NOT NULL, PRIMARY KEY (app, api));
-                CREATE TABLE IF NOT EXISTS access_tokens (app TEXT NOT NULL, api TEXT NOT NULL, client_id TEXT NOT NULL,
-                    token TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (app, api));
-                CREATE TABLE IF NOT EXISTS configurations (app TEXT NOT NULL, api TEXT NOT NULL, requestor TEXT NOT NULL,
-                    body TEXT NOT NULL, fetched_at INTEGER NOT NULL, PRIMARY KEY (app, api, requestor));
-                CREATE TABLE IF NOT EXISTS profiles (app TEXT NOT NULL, api TEXT NOT NULL, requestor TEXT NOT NULL,
-                    mvpd TEXT NOT NULL, device_id TEXT NOT NULL, body TEXT NOT NULL, not_after INTEGER NOT NULL,
-                    PRIMARY KEY (app, api, requestor, mvpd));
-                CREATE TABLE IF NOT EXISTS profile_syncs (app TEXT NOT NULL, api TEXT NOT NULL, requestor TEXT NOT NULL,
-                    synced_at INTEGER NOT NULL, PRIMARY KEY (app, api, requestor));
-                CREATE TABLE IF NOT EXISTS selected_mvpds (app TEXT NOT NULL, api TEXT NOT NULL, requestor TEXT NOT NULL,
-                    mvpd TEXT NOT NULL, PRIMARY KEY (app, api, requestor));
-                CREATE TABLE IF NOT EXISTS authorizations (app TEXT NOT NULL, api TEXT NOT NULL, requestor TEXT NOT NULL,
-                    mvpd TEXT NOT NULL, resource TEXT NOT NULL, not_after INTEGER NOT NULL,
-                    PRIMARY KEY (app, api, requestor, mvpd, resource));
-                PRAGMA user_version = \(schemaVersion);
-                """)
+            for table in StoreSchema.appTables { try database.query("DELETE FROM \(table) WHERE app = ?", [.text(app)]) }
         }
+    }
+
+    /// Checks the key against the app's key check, or, the first time a key is given, seals the
+    /// app's plaintext secrets and records the key check, in one transaction.
+    private static func settleKey(_ database: SQLiteDatabase, app: String, sealer: Sealer?) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            let check = try database.query("SELECT key_check FROM app_keys WHERE app = ?", [.text(app)]).first?.first?.text
+            guard let sealer else {
+                if check != nil {
+                    throw StoreError("the app's records in the store are encrypted and no store_key was given", kind: .keyRequired)
+                }
+                return
+            }
+            if let check {
+                guard sealer.open(check, context: "app_keys|\(app)") == keyCheckText else {
+                    throw StoreError("the store_key is not the key the app's records were sealed with", kind: .wrongKey)
+                }
+                return
+            }
+            try sealPlaintext(database, app: app, sealer: sealer)
+            guard let sealed = sealer.seal(keyCheckText, context: "app_keys|\(app)") else {
+                throw StoreError("libcrypto failed to seal the key check")
+            }
+            try database.query("INSERT INTO app_keys (app, key_check) VALUES (?, ?)", [.text(app), .text(sealed)])
+        }
+    }
+
+    /// Seals the secrets an unencrypted store holds for `app` (the key is given for the first time).
+    private static func sealPlaintext(_ database: SQLiteDatabase, app: String, sealer: Sealer) throws(StoreError) {
+        let columns: [(table: String, column: String, key: [String])] = [
+            ("clients", "client_secret", ["api"]), ("access_tokens", "token", ["api", "client_id"]),
+            ("profiles", "body", ["api", "requestor", "mvpd"]),
+        ]
+        for (table, column, key) in columns {
+            let rows = try database.query("SELECT \(key.joined(separator: ", ")), \(column) FROM \(table) WHERE app = ?", [.text(app)])
+            for row in rows {
+                guard let value = row.last?.text, !Sealer.isSealed(value) else { continue }
+                let keyValues = row.dropLast().map { $0.text ?? "" }
+                let context = ([table, app] + keyValues).joined(separator: "|")
+                guard let sealed = sealer.seal(value, context: context) else { throw StoreError("libcrypto failed to seal") }
+                let filter = key.map { "\($0) = ?" }.joined(separator: " AND ")
+                try database.query("UPDATE \(table) SET \(column) = ? WHERE app = ? AND \(filter)",
+                                   [.text(sealed), .text(app)] + keyValues.map { .text($0) })
+            }
+        }
+    }
+
+    /// `value` as stored: sealed for `context` (table, app, …) when the store has the app's key.
+    private func sealed(_ value: String, _ context: [String]) throws(StoreError) -> SQLValue {
+        guard let sealer, context[1] == app else { return .text(value) }
+        guard let sealed = sealer.seal(value, context: context.joined(separator: "|")) else {
+            throw StoreError("libcrypto failed to seal a value")
+        }
+        return .text(sealed)
+    }
+
+    /// A stored value in the clear; nil when it is sealed and does not open (altered, or sealed
+    /// for another record). Plaintext passes (written by a build without the key).
+    private func opened(_ value: String?, _ context: [String]) -> String? {
+        guard let value, Sealer.isSealed(value) else { return value }
+        guard context[1] == app else { return nil }
+        return sealer?.open(value, context: context.joined(separator: "|"))
     }
 
     @discardableResult
@@ -90,7 +158,8 @@ package final class TokenStore: Sendable {
             guard let row = try db.query(
                 "SELECT client_id, client_secret, base_url FROM clients WHERE app = ? AND api = ?",
                 [.text(scope.app), .text(scope.api)]).first,
-                let id = row[0].text, let secret = row[1].text, let base = row[2].text
+                let id = row[0].text, let secret = opened(row[1].text, ["clients", scope.app, scope.api]),
+                let base = row[2].text
             else { return nil }
             return (ClientCredentials(clientID: id, clientSecret: secret), base)
         }
@@ -107,7 +176,8 @@ package final class TokenStore: Sendable {
                 try db.query("DELETE FROM authorizations WHERE app = ? AND api = ?", key)
                 try db.query(
                     "INSERT OR REPLACE INTO clients (app, api, base_url, client_id, client_secret) VALUES (?, ?, ?, ?, ?)",
-                    key + [.text(baseURL), .text(credentials.clientID), .text(credentials.clientSecret)])
+                    key + [.text(baseURL), .text(credentials.clientID),
+                           try sealed(credentials.clientSecret, ["clients", scope.app, scope.api])])
             }
         }
     }
@@ -124,7 +194,8 @@ package final class TokenStore: Sendable {
             guard let row = try db.query(
                 "SELECT token, expires_at FROM access_tokens WHERE app = ? AND api = ? AND client_id = ?",
                 [.text(scope.app), .text(scope.api), .text(clientID)]).first,
-                let token = row[0].text, let expiresAt = row[1].integer
+                let token = opened(row[0].text, ["access_tokens", scope.app, scope.api, clientID]),
+                let expiresAt = row[1].integer
             else { return nil }
             return (token, expiresAt)
         }
@@ -134,14 +205,22 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             try db.query(
                 "INSERT OR REPLACE INTO access_tokens (app, api, client_id, token, expires_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(scope.app), .text(scope.api), .text(clientID), .text(token), .integer(expiresAt)])
+                [.text(scope.app), .text(scope.api), .text(clientID),
+                 try sealed(token, ["access_tokens", scope.app, scope.api, clientID]), .integer(expiresAt)])
         }
     }
 
     package func deleteAccessToken(_ scope: StoreScope, token: String) throws(StoreError) {
         try run { db throws(StoreError) in
-            try db.query("DELETE FROM access_tokens WHERE app = ? AND api = ? AND token = ?",
-                         [.text(scope.app), .text(scope.api), .text(token)])
+            // Sealed tokens differ from the plaintext (and from each other): compare in the clear.
+            try db.transaction { () throws(StoreError) in
+                let key: [SQLValue] = [.text(scope.app), .text(scope.api)]
+                guard let row = try db.query("SELECT client_id, token FROM access_tokens WHERE app = ? AND api = ?", key).first,
+                      let clientID = row[0].text,
+                      opened(row[1].text, ["access_tokens", scope.app, scope.api, clientID]) == token
+                else { return }
+                try db.query("DELETE FROM access_tokens WHERE app = ? AND api = ?", key)
+            }
         }
     }
 
@@ -181,10 +260,11 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             let rows = try db.query(
-                "SELECT body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
+                "SELECT mvpd, body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
                 key + [.text(deviceID)])
-            let profiles = rows.compactMap { row in
-                row[0].text.flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
+            let profiles = rows.compactMap { row -> Profile? in
+                opened(row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
+                    .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
             }
             let synced = try db.query(
                 "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key).first?.first?.integer
@@ -218,7 +298,8 @@ package final class TokenStore: Sendable {
         try db.query(
             "INSERT OR REPLACE INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.text(scope.app), .text(scope.api), .text(requestor), .text(profile.mvpd), .text(deviceID),
-             .text(JSON.text(profile)), .integer(profile.notAfter)])
+             try sealed(JSON.text(profile), ["profiles", scope.app, scope.api, requestor, profile.mvpd]),
+             .integer(profile.notAfter)])
     }
 
     /// Removes the requestor's profiles (all, or one MVPD's) and their authorization expiries.
@@ -290,6 +371,32 @@ package final class TokenStore: Sendable {
             try db.query(
                 "INSERT OR REPLACE INTO authorizations (app, api, requestor, mvpd, resource, not_after) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(scope.app), .text(scope.api), .text(requestor), .text(mvpd), .text(resource), .integer(notAfter)])
+        }
+    }
+
+    // MARK: Adobe's clock (ServerClock)
+
+    /// The clock anchor stored for boot `bootID` (nil for another boot) and the latest server
+    /// time ever stored.
+    package func clockAnchor(bootID: String) throws(StoreError) -> (anchor: ServerClock.Anchor?, latest: Int64?) {
+        try run { db throws(StoreError) in
+            guard let row = try db.query("SELECT boot_id, server_ms, boot_ms, latest_server_ms FROM server_clock WHERE id = 1").first,
+                  let server = row[1].integer, let boot = row[2].integer
+            else { return (nil, nil) }
+            let anchor = !bootID.isEmpty && row[0].text == bootID ? ServerClock.Anchor(serverMillis: server, bootMillis: boot) : nil
+            return (anchor, row[3].integer)
+        }
+    }
+
+    package func saveClockAnchor(bootID: String, _ anchor: ServerClock.Anchor) throws(StoreError) {
+        try run { db throws(StoreError) in
+            try db.query(
+                """
+                INSERT INTO server_clock (id, boot_id, server_ms, boot_ms, latest_server_ms) VALUES (1, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET boot_id = excluded.boot_id, server_ms = excluded.server_ms,
+                    boot_ms = excluded.boot_ms, latest_server_ms = max(latest_server_ms, excluded.latest_server_ms)
+                """,
+                [.text(bootID), .integer(anchor.serverMillis), .integer(anchor.bootMillis), .integer(anchor.serverMillis)])
         }
     }
 }

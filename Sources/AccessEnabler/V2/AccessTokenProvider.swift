@@ -105,8 +105,8 @@ package actor AccessTokenProvider {
         do { return try await call(second) } catch { throw CallFailure(.call, error) }
     }
 
-    private func loadFromStore() {
-        guard !loaded else { return }
+    private func loadFromStore(again: Bool = false) {
+        guard !loaded || again else { return }
         loaded = true
         guard let (stored, storedBase) = try? store.credentials(scope) else { return }
         guard storedBase == baseURL else {
@@ -121,7 +121,16 @@ package actor AccessTokenProvider {
 
     private func fetchToken() async throws(CallFailure) -> String {
         var current: ClientCredentials
-        if let credentials { current = credentials } else { current = try await register() }
+        if let credentials { current = credentials } else {
+            // Another process of the app may be registering: wait for it, then use what it stored.
+            let lock: ProcessLock? = if let path = store.lockPath {
+                await ProcessLock.acquire(path: path, timeoutMillis: 45_000)
+            } else { nil }
+            defer { withExtendedLifetime(lock) {} }
+            loadFromStore(again: true)
+            if let token, token.expiresAt - Self.expiryMarginMillis > clock.nowMillis() { return token.value }
+            if let credentials { current = credentials } else { current = try await register() }
+        }
         do {
             return try await requestToken(current)
         } catch let failure where isInvalidClient(failure.error) {
@@ -174,11 +183,14 @@ package actor AccessTokenProvider {
                 ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json;charset=utf-8"),
                 ("X-Device-Info", context().deviceInfo),
             ], body: Array(form.utf8))
-        let sentAt = clock.nowMillis()
+        let sentAt = monotonicNanos()
         do {
             let response = try await executor.send(request, operation: "token")
             let answer = try RequestExecutor.decode(AccessTokenResponse.self, from: response, operation: "token")
-            let expiresAt = sentAt + (answer.expiresIn ?? 3600) * 1000
+            // On Adobe's clock, read after the answer (whose Date header may have just set it),
+            // less the time the request took: the token's life started when it was asked for.
+            let elapsed = Int64((monotonicNanos() - sentAt) / 1_000_000)
+            let expiresAt = clock.nowMillis() - elapsed + (answer.expiresIn ?? 3600) * 1000
             token = (answer.accessToken, expiresAt)
             do {
                 try store.saveAccessToken(scope, clientID: credentials.clientID, token: answer.accessToken,

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// An advisory lock between the app's processes: flock(2) on `<store>.lock`. The kernel releases
+/// it when the holder closes it or dies (even by SIGKILL), so a crash never leaves it stuck.
+/// Used around client registration, so processes starting together register the app once.
+package final class ProcessLock: Sendable {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+
+    /// Waits (polling, never blocking a thread) up to `timeoutMillis` for the lock; nil when it
+    /// cannot be had (the caller goes on without it: a duplicate registration is harmless,
+    /// a stuck call is not).
+    package static func acquire(path: String, timeoutMillis: Int) async -> ProcessLock? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        let deadline = monotonicNanos() + UInt64(timeoutMillis) * 1_000_000
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, monotonicNanos() < deadline, !Task.isCancelled else {
+                close(descriptor)
+                return nil
+            }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return ProcessLock(descriptor: descriptor)
+    }
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+import CCrypto
+import FoundationEssentials
+
+/// Seals the store's secrets (client secret, access token, profiles with their attributes) with
+/// AES-256-GCM from the system's libcrypto, under a key the host gives in `ae_config`.
+///
+/// A sealed value is the text `ae-gcm1:` + Base64(nonce (12 random bytes) ‖ ciphertext ‖ tag
+/// (16 bytes)). The associated data names the record (table, app, API and row key), so a sealed
+/// value copied into another row or another app's record does not open.
+package struct Sealer: Sendable {
+    package static let keyLength = 32
+    static let prefix = "ae-gcm1:"
+    private static let nonceLength = 12
+    private static let tagLength = 16
+
+    private let key: [UInt8]
+
+    /// nil unless `key` is exactly 32 bytes.
+    package init?(key: [UInt8]) {
+        guard key.count == Self.keyLength else { return nil }
+        self.key = key
+    }
+
+    static func isSealed(_ text: String) -> Bool { text.hasPrefix(prefix) }
+
+    /// The sealed text of `plaintext`, bound to `context`; nil only if libcrypto fails.
+    func seal(_ plaintext: String, context: String) -> String? {
+        let nonce = Digest.randomBytes(Self.nonceLength)
+        let input = Array(plaintext.utf8)
+        var output = [UInt8](repeating: 0, count: input.count + 16)
+        var tag = [UInt8](repeating: 0, count: Self.tagLength)
+        guard let cipher = Cipher(key: key, nonce: nonce, aad: Array(context.utf8), encrypt: true),
+              let written = cipher.update(input, into: &output), cipher.finish(), cipher.tag(into: &tag)
+        else { return nil }
+        return Self.prefix + Data(nonce + output.prefix(written) + tag).base64EncodedString()
+    }
+
+    /// The plaintext of a sealed text, or nil when it is not sealed, was sealed under another key
+    /// or for another record, or was altered.
+    func open(_ sealed: String, context: String) -> String? {
+        guard Self.isSealed(sealed),
+              let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count))),
+              data.count >= Self.nonceLength + Self.tagLength
+        else { return nil }
+        let bytes = [UInt8](data)
+        let nonce = Array(bytes.prefix(Self.nonceLength))
+        let tag = Array(bytes.suffix(Self.tagLength))
+        let body = Array(bytes[Self.nonceLength..<(bytes.count - Self.tagLength)])
+        var output = [UInt8](repeating: 0, count: body.count + 16)
+        guard let cipher = Cipher(key: key, nonce: nonce, aad: Array(context.utf8), encrypt: false),
+              let written = cipher.update(body, into: &output), cipher.setTag(tag), cipher.finish()
+        else { return nil }
+        return String(validating: output.prefix(written), as: UTF8.self)
+    }
+
+    /// One EVP_CIPHER_CTX for one seal or open.
+    private final class Cipher {
+        private let context: OpaquePointer
+        private let encrypt: Bool
+
+        init?(key: [UInt8], nonce: [UInt8], aad: [UInt8], encrypt: Bool) {
+            guard let context = EVP_CIPHER_CTX_new() else { return nil }
+            self.context = context
+            self.encrypt = encrypt
+            let ready = encrypt
+                ? EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
+                : EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
+            guard ready == 1 else { return nil }
+            var length: Int32 = 0
+            let added = aad.withUnsafeBufferPointer { aad in
+                encrypt ? EVP_EncryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count))
+                    : EVP_DecryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count))
+            }
+            guard added == 1 else { return nil }
+        }
+
+        deinit { EVP_CIPHER_CTX_free(context) }
+
+        func update(_ input: [UInt8], into output: inout [UInt8]) -> Int? {
+            var length: Int32 = 0
+            let ok = encrypt ? EVP_EncryptUpdate(context, &output, &length, input, Int32(input.count))
+                : EVP_DecryptUpdate(context, &output, &length, input, Int32(input.count))
+            return ok == 1 ? Int(length) : nil
+        }
+
+        /// Ends the operation; when opening, fails unless the tag matches.
+        func finish() -> Bool {
+            var scratch = [UInt8](repeating: 0, count: 32)
+            var length: Int32 = 0
+            return (encrypt ? EVP_EncryptFinal_ex(context, &scratch, &length)
+                : EVP_DecryptFinal_ex(context, &scratch, &length)) == 1
+        }
+
+        func tag(into tag: inout [UInt8]) -> Bool {
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tag.count), &tag) == 1
+        }
+
+        func setTag(_ tag: [UInt8]) -> Bool {
+            var copy = tag
+            return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(copy.count), &copy) == 1
+        }
+    }
+}

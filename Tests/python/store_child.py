@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Another process of the app, for the store tests: runs AccessEnabler calls on a shared store
+and prints what happened as one JSON line. Run under libfaketime to give it a wrong clock.
+
+    python3 store_child.py '{"url": ..., "store": ..., "key": hex or null, "statement": ...,
+                             "actions": ["requestor", "check", "authorize:LIVE", ...]}'
+"""
+import json
+import sys
+
+from harness import SOFTWARE_STATEMENT, Recorder, ae
+
+
+def main():
+    spec = json.loads(sys.argv[1])
+    recorder = Recorder()
+    key = bytes.fromhex(spec["key"]) if spec.get("key") else None
+    result = {}
+    try:
+        client = ae.Client(spec.get("statement", SOFTWARE_STATEMENT), recorder, base_url=spec["url"],
+                           storage_path=spec["store"], device_id="tv-device-1", poll_interval_ms=1000,
+                           max_requests_per_second=-1, store_key=key)
+    except ae.AEError as error:
+        print(json.dumps({"create": error.status}))
+        return
+    result["store_status"] = client.store_status()
+    for action in spec["actions"]:
+        if action == "requestor":
+            client.set_requestor("REF30")
+            result["requestor"] = recorder.wait("set_requestor_complete", timeout=30)[0]
+        elif action == "check":
+            client.check_authentication()
+            result["authenticated"] = list(recorder.wait("set_authentication_status", timeout=30))
+        elif action.startswith("authorize:"):
+            resource = action.split(":", 1)[1]
+            client.get_authorization(resource)
+            outcome = recorder.wait_any(("set_token", "token_request_failed"), timeout=30)
+            result.setdefault("authorized", []).append(outcome[0] == "set_token")
+    client.close()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
