@@ -64,11 +64,14 @@ extension Engine {
             malformed(resource, profile: profile, detail: "a permit without a media token")
             return
         }
+        // The token goes out first: the expiry below is a durable write (an fsync), and the host
+        // should not wait for it. A getMetadata(1) from the set_token callback still sees it, as
+        // the engine runs that command only once this method has returned.
+        emit(.setToken(token.serializedToken, resource: resource))
         if let notAfter = decision.notAfter ?? token.notAfter {
             try? store.saveAuthorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource,
                                                notAfter: notAfter)
         }
-        emit(.setToken(token.serializedToken, resource: resource))
         trackAuthorization(success: true, profile: profile)
     }
 
