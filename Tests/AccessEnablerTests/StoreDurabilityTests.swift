@@ -230,6 +230,20 @@ import Testing
 
     // MARK: Concurrency
 
+    @Test func cachedProfilesFollowWritesOfThisAndOtherConnections() throws {
+        let path = temporaryPath()
+        defer { remove(path) }
+        let mine = try TokenStore(path: path, app: app.app, sealer: Sealer(key: key))
+        let other = try TokenStore(path: path, app: app.app, sealer: Sealer(key: key))
+        #expect(try mine.profiles(app, requestor: "R", deviceID: "d").profiles.isEmpty)
+        try other.saveProfile(app, requestor: "R", deviceID: "d", profile("A"))
+        #expect(try mine.profiles(app, requestor: "R", deviceID: "d").profiles.map(\.mvpd) == ["A"])
+        try mine.saveProfile(app, requestor: "R", deviceID: "d", profile("B"))
+        #expect(try mine.profiles(app, requestor: "R", deviceID: "d").profiles.map(\.mvpd) == ["A", "B"])
+        try other.deleteProfiles(app, requestor: "R", mvpd: "A")
+        #expect(try mine.profiles(app, requestor: "R", deviceID: "d").profiles.map(\.mvpd) == ["B"])
+    }
+
     @Test func concurrentWritersOnSeparateConnectionsLoseNothing() async throws {
         let path = temporaryPath()
         defer { remove(path) }

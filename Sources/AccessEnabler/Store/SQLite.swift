@@ -117,6 +117,12 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Changes when any connection (this one or another process's) commits a change: SQLite's
+    /// data_version (others' commits) with this connection's total change count.
+    func changeStamp() throws(StoreError) -> [Int64] {
+        [try query("PRAGMA data_version").first?.first?.integer ?? -1, sqlite3_total_changes64(handle)]
+    }
+
     private func lastError() -> StoreError {
         StoreError("\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))",
                    kind: .sqlite(sqlite3_extended_errcode(handle)))

@@ -36,6 +36,9 @@ package final class TokenStore: Sendable {
     package let movedTo: String?
     /// The file of the app's processes' registration lock (nil in memory).
     package let lockPath: String?
+    /// Decoded (and opened) profiles by scope, requestor and device, valid while the file's change
+    /// stamp holds: every entitlement call reads them, and decoding is most of its CPU time.
+    private let profileCache = Locked<[String: (stamp: [Int64], value: ([Profile], Int64?))]>([:])
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
@@ -258,6 +261,9 @@ package final class TokenStore: Sendable {
         -> (profiles: [Profile], syncedAt: Int64?)
     {
         try run { db throws(StoreError) in
+            let cacheKey = [scope.app, scope.api, requestor, deviceID].joined(separator: "\u{0}")
+            let stamp = try db.changeStamp()
+            if let cached = profileCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.value }
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             let rows = try db.query(
                 "SELECT mvpd, body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
@@ -268,6 +274,7 @@ package final class TokenStore: Sendable {
             }
             let synced = try db.query(
                 "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key).first?.first?.integer
+            profileCache.withLock { $0[cacheKey] = (stamp, (profiles, synced)) }
             return (profiles, synced)
         }
     }
