@@ -228,6 +228,29 @@ import Testing
         #expect(try TokenStore(path: nil).openStatus == .inMemory)
     }
 
+    @Test func logoutRemovesThatAppsRequestorAndMVPDOnly() throws {
+        let store = try TokenStore(path: nil)
+        let other = StoreScope(softwareStatement: "x.y.z", api: "v2")
+        try store.saveCredentials(app, ClientCredentials(clientID: "id", clientSecret: "s"), baseURL: "h")
+        for scope in [app, other] {
+            for requestor in ["R", "S"] {
+                for mvpd in ["A", "B"] {
+                    try store.saveProfile(scope, requestor: requestor, deviceID: "d", profile(mvpd))
+                    try store.saveAuthorizationExpiry(scope, requestor: requestor, mvpd: mvpd, resource: "LIVE", notAfter: 1)
+                }
+            }
+        }
+        try store.deleteProfiles(app, requestor: "R", mvpd: "A")
+        #expect(try store.profiles(app, requestor: "R", deviceID: "d").profiles.map(\.mvpd) == ["B"])
+        #expect(try store.authorizationExpiry(app, requestor: "R", mvpd: "A", resource: "LIVE") == nil)
+        #expect(try store.authorizationExpiry(app, requestor: "R", mvpd: "B", resource: "LIVE") == 1)
+        try store.deleteProfiles(app, requestor: "R")  // AccessEnabler's logout: every MVPD of the requestor
+        #expect(try store.profiles(app, requestor: "R", deviceID: "d").profiles.isEmpty)
+        #expect(try store.profiles(app, requestor: "S", deviceID: "d").profiles.count == 2)
+        #expect(try store.profiles(other, requestor: "R", deviceID: "d").profiles.count == 2)
+        #expect(try store.credentials(app)?.0.clientID == "id")
+    }
+
     // MARK: Concurrency
 
     @Test func cachedProfilesFollowWritesOfThisAndOtherConnections() throws {
