@@ -619,13 +619,16 @@ AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, con
  * checkAuthentication: answers from the stored profile and its expiry. No network.
  *
  * Callback: set_authentication_status (1, "") or (0, AE_USER_NOT_AUTHENTICATED_ERROR), then
- * send_tracking_data(AE_TRACKING_AUTHENTICATION).
+ * send_tracking_data(AE_TRACKING_AUTHENTICATION). A `status` comes first when it explains the answer:
+ * N011 (info) for a TempPass profile, N010 (warning) for a degraded one (authenticate-all rule),
+ * N111 (warning) with 0 when the selected MVPD's TempPass has expired or is used up.
  * Ownership: n/a. Thread: any. Returns AE_OK, AE_E_NO_REQUESTOR, AE_E_INVALID_HANDLE.
  */
 AE_API int32_t ae_check_authentication(ae_client *client);
 
 /**
- * getAuthentication. Authenticated and not `force_authn`: set_authentication_status(1, "") at once.
+ * getAuthentication. Authenticated and not `force_authn`: set_authentication_status(1, "") at once
+ * (with N010 / N011 as for ae_check_authentication).
  * Otherwise display_provider_dialog(mvpds); the host answers with ae_set_selected_provider(). Then
  * (second screen) a `status` REGCODE with the code and the URL to show, polling until the viewer
  * has logged in on another device, and set_authentication_status(1, ""); or 0 with
@@ -633,8 +636,10 @@ AE_API int32_t ae_check_authentication(ae_client *client);
  * code not obtained: REG500).
  *
  * @param force_authn  Non-zero: run the flow even if authenticated.
- * @param data_json    NULL or a JSON object (kept for promotional TempPass; REST API V2 has no place
- *                     for other generic data).
+ * @param data_json    NULL or a JSON object: the viewer's identity for promotional TempPass, e.g.
+ *                     {"email": "..."}; its compact JSON, Base64-encoded, goes to Adobe as
+ *                     AP-TempPass-Identity when the viewer selects a TempPass MVPD (and on that
+ *                     profile's decisions). Never logged. REST API V2 has no place for other data.
  * @param filter_json  NULL or {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]} (partner picker
  *                     filter; ignored when no partner framework is configured).
  * Ownership: copied. Thread: any.
@@ -645,11 +650,16 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
 /**
  * setSelectedProvider: the viewer's choice from the provider dialog; starts (or restarts) the login
  * with that MVPD. NULL cancels: polling stops, the selected MVPD is forgotten, and
- * set_authentication_status(0, AE_PROVIDER_NOT_SELECTED_ERROR) follows.
+ * set_authentication_status(0, AE_PROVIDER_NOT_SELECTED_ERROR) follows. It may also be called without
+ * getAuthentication. A TempPass MVPD ("isTempPass" in the dialog) authenticates at once, with no code
+ * and no browser: `status` N011 and set_authentication_status(1, ""); when its TempPass is over,
+ * N111 and (0, AE_USER_NOT_AUTHENTICATED_ERROR); N500 and (0, AE_GENERIC_AUTHENTICATION_ERROR) when
+ * Adobe refuses it (a promotional TempPass without getAuthentication's identity data, a TempPass
+ * configuration error). Under an authenticate-all degradation rule any MVPD authenticates at once, N010.
  *
  * @param mvpd_id  An MVPD id from the dialog, or NULL.
- * Callback: status REGCODE / navigate_to_url, then set_authentication_status; send_tracking_data
- * (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
+ * Callback: status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
+ * set_authentication_status; send_tracking_data (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_set_selected_provider(ae_client *client, const char *mvpd_id);
 
@@ -666,7 +676,11 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  * @param resource   Resource id or MRSS text. Not NULL, not empty.
  * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
  * Callback: set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
- * send_tracking_data(AE_TRACKING_AUTHORIZATION). Ownership: copied. Thread: any.
+ * send_tracking_data(AE_TRACKING_AUTHORIZATION). A permit under a degradation rule comes with `status`
+ * Z010 (warning), one under TempPass with Z011 (info), before set_token. A TempPass that is over gives
+ * N111, set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR) and token_request_failed(resource,
+ * AE_USER_NOT_AUTHENTICATED_ERROR, ...); an authorize-none degradation rule gives Z169 and
+ * token_request_failed(resource, AE_USER_NOT_AUTHORIZED_ERROR, ...). Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, const char *data_json);
 
@@ -704,7 +718,8 @@ AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
  * logout: tells Adobe (the configured redirect URL), removes the local profile and the selected MVPD,
  * then set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR). When the MVPD has an interactive
  * logout page its URL comes first in a `status` {"errorId": "LOGOUT", "url"} (or navigate_to_url in
- * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached.
+ * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached. A TempPass
+ * profile needs no request to Adobe (nor an MVPD logout page); its TempPass time keeps running.
  *
  * Ownership: n/a. Thread: any.
  */

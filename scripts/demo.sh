@@ -4,6 +4,8 @@
 #   scripts/demo.sh --interactive   you choose the MVPD and log in with a browser at the printed URL
 #   scripts/demo.sh --partner signed-in:Comcast    a simulated platform SSO already signed in
 #   scripts/demo.sh --partner picker:Cablevision   the simulated platform picker, where the viewer picks
+#   scripts/demo.sh --mvpd TempPass_TEST40         TempPass: the free preview starts at once, no login
+#   scripts/demo.sh --mvpd flexibleTempPass --identity viewer@example.com   promotional TempPass
 # Other options go to the player (Examples/SwiftPlayer/main.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -39,6 +39,17 @@ for partner in signed-in:Comcast picker:Cablevision; do
     grep -q "short media token" <<<"$out"
     echo "partner $partner: ok"
 done
+for tempPass in "TempPass_TEST40" "flexibleTempPass --identity viewer@example.com"; do
+    # shellcheck disable=SC2086  # the option and its value
+    out=$(bash scripts/demo.sh --mvpd $tempPass)
+    grep -q "status N011 info" <<<"$out"
+    grep -q "status Z011 info" <<<"$out"
+    grep -q "short media token" <<<"$out"
+    grep -q "tokenSource: Adobe" <<<"$out"
+    grep -q "logout: done" <<<"$out"
+    if grep -q "activation code" <<<"$out"; then echo "a TempPass must not show a code" >&2; exit 1; fi
+    echo "TempPass ${tempPass%% *}: ok"
+done
 
 step "OpenAPI conformance of every request the SDK sent"
 python3 Tests/emulator/validate_requests.py "$logs"/*.jsonl

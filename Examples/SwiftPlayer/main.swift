@@ -3,6 +3,7 @@
 //
 //   example-player --base-url http://127.0.0.1:PORT [--requestor REF30] [--mvpd ID] [--resource ID]
 //                  [--storage PATH] [--unattended] [--partner signed-in:PROVIDER | --partner picker:PROVIDER]
+//                  [--identity EMAIL]
 //
 // Without --unattended it asks which MVPD to use and waits while you log in on another device
 // (open the printed URL in a browser). With --unattended it picks --mvpd (or the first MVPD) and
@@ -10,6 +11,9 @@
 // --partner plugs in the simulated platform SSO (PartnerSimulator): `signed-in:Comcast` is a
 // platform already signed in to that provider (setRequestor exchanges it silently);
 // `picker:Cablevision` shows the platform picker, where the simulated viewer picks that provider.
+// A TempPass MVPD (`--mvpd TempPass_TEST40`, marked "TempPass" in the list) needs no login: the free
+// preview starts at once. Promotional TempPass (`--mvpd flexibleTempPass`) is per viewer: --identity
+// gives the viewer's e-mail address, passed as getAuthentication's data.
 import AccessEnabler
 import Foundation
 
@@ -21,6 +25,7 @@ struct Options {
     var storage: String?
     var unattended = false
     var partner: String?
+    var identity: String?
     // A software statement from the TVE Dashboard; the emulator accepts any JWT-shaped one.
     var softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImV4YW1wbGUtcGxheWVyIn0.c2lnbmF0dXJl"
 
@@ -35,6 +40,7 @@ struct Options {
             case "--resource": resource = rest.popFirst() ?? resource
             case "--storage": storage = rest.popFirst()
             case "--partner": partner = rest.popFirst()
+            case "--identity": identity = rest.popFirst()
             case "--software-statement": softwareStatement = rest.popFirst() ?? softwareStatement
             default:
                 print("unknown option \(flag)")
@@ -145,6 +151,7 @@ func next() async -> Events.Event {
     let event = await events.next()
     if case .status(let status) = event, !["REGCODE", "LOGOUT", "VSA203"].contains(status.errorID) {
         print("  [status \(status.errorID) \(status.level.rawValue)] \(status.message)")
+        if status.errorID == "N011" { print("  free preview until \(describe(status.extras["notAfter"]))") }
     }
     return event
 }
@@ -172,12 +179,15 @@ do {
     }
 
     if !authenticated {
-        try enabler.getAuthentication()
+        // Promotional TempPass identifies the viewer by the data given here (never logged by the SDK).
+        try enabler.getAuthentication(withData: options.identity.map { ["email": .string($0)] })
         login: while true {
             switch await next() {
             case .providers(let mvpds):
                 print("TV providers:")
-                for (index, mvpd) in mvpds.enumerated() { print("  \(index + 1). \(mvpd.displayName) (\(mvpd.id))") }
+                for (index, mvpd) in mvpds.enumerated() {
+                    print("  \(index + 1). \(mvpd.displayName) (\(mvpd.id))\(mvpd.isTempPass ? " — TempPass, no login" : "")")
+                }
                 var choice = options.mvpd ?? mvpds.first?.id
                 if !options.unattended {
                     print("Choose 1-\(mvpds.count) (empty cancels): ", terminator: "")

@@ -8,6 +8,7 @@ names, session parameters) are ignored, attribute `value`s may have any type (er
 and `details`/`trace` may be added to error objects (documented Enhanced Error Code fields).
 MVPDs may carry the platform-SSO fields that the configuration sample does not show (OpenAPI
 `MvpdType` fields, and V1's `requiredMetadataFields`); test_partner_sso.py checks their values.
+`isTempPass` is only on the sample's TempPass MVPDs; test_temporary_access.py checks those.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ EXAMPLES = Path(os.environ["AE_DOC_EXAMPLES"]) if "AE_DOC_EXAMPLES" in os.enviro
 MAP_KEYS = {"profiles", "logouts", "attributes", "existingParameters"}
 OPTIONAL_KEYS = {"details", "trace"}
 PLATFORM_KEYS = {"platformMappingId", "enablePlatformServices", "boardingStatus",
-                 "displayInPlatformPicker", "requiredMetadataFields"}
+                 "displayInPlatformPicker", "requiredMetadataFields", "isTempPass"}
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.exists(), reason=f"{EXAMPLES} not found")
 

@@ -68,7 +68,7 @@ def test_full_flow_with_control_login(api: Api) -> None:
     mvpds = {m["id"]: m for m in configuration["requestor"]["mvpds"]}
     assert configuration["requestor"]["id"] == "REF30"
     assert mvpds["Cablevision"]["displayName"] == "Optimum" and set(mvpds) == {
-        "Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish"}
+        "Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish", "TempPass_TEST40", "flexibleTempPass"}
     logo = api.request("GET", urlsplit(mvpds["Dish"]["logoUrl"]).path)
     assert logo.headers["content-type"] == "image/svg+xml"
 

@@ -105,6 +105,8 @@ def test_configuration_carries_the_platform_fields(api: Api) -> None:
         "Spectrum": ("Spectrum", True, "PICKER", True),
         "Dish": ("DishNetwork", True, "SUPPORTED", False),
         "DTV": (None, None, None, None),
+        "TempPass_TEST40": (None, None, None, None),
+        "flexibleTempPass": (None, None, None, None),
     }
     assert mvpds["Cablevision"]["requiredMetadataFields"] == ["uid", "NameID", "uniqueId"]
     assert mvpds["Comcast_SSO"]["requiredMetadataFields"] == ["uid", "NameID", "uniqueId", "zip"]

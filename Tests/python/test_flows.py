@@ -14,7 +14,8 @@ def test_full_sequence(ready_client, recorder, emulator):
 
     client.get_authentication()
     mvpds = recorder.wait("display_provider_dialog")[0]
-    assert [m["ID"] for m in mvpds] == ["Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish"]
+    assert [m["ID"] for m in mvpds] == ["Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish", "TempPass_TEST40",
+                                        "flexibleTempPass"]
     assert mvpds[0]["displayName"] == "Optimum" and mvpds[0]["logoURL"].endswith("/_emulator/logos/Cablevision.svg")
 
     client.set_selected_provider("Cablevision")

@@ -8,30 +8,31 @@ extension Engine {
             spawn { await self.checkAuthenticationWithPartner() }
             return
         }
-        let profile = currentProfile()
-        emit(.setAuthenticationStatus(profile == nil ? 0 : 1,
-                                      profile == nil ? AccessEnablerErrorCode.userNotAuthenticated : ""))
-        trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
+        reportAuthentication(currentProfile())
     }
 
-    func getAuthentication(force: Bool, filter: JSONValue? = nil) {
+    /// `data`: promotional TempPass takes the viewer's identity from it (AP-TempPass-Identity).
+    func getAuthentication(force: Bool, data: JSONValue? = nil, filter: JSONValue? = nil) {
         if !force, let profile = currentProfile() {
-            emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
-            trackAuthentication(success: true, profile: profile, cached: true)
+            reportAuthentication(profile)
             return
         }
-        joinLogin(.authentication, filter: filter)
+        // The free preview is over; the viewer may choose another provider (or the TempPass again: N111 + 0).
+        if let expired = expiredTempPass() { emit(.status(StatusCatalog.tempPassExpired(mvpd: expired.mvpd))) }
+        joinLogin(.authentication, filter: filter, tempPassIdentity: Self.tempPassIdentity(data))
     }
 
     /// Adds a waiter to the login in progress, or starts one: with the platform's picker when a
     /// partner framework is configured and an MVPD supports it, else with the provider dialog.
-    func joinLogin(_ waiter: Login.Waiter, filter: JSONValue? = nil) {
+    func joinLogin(_ waiter: Login.Waiter, filter: JSONValue? = nil, tempPassIdentity: String? = nil) {
         if login != nil {
             login?.waiters.append(waiter)
+            if let tempPassIdentity { login?.tempPassIdentity = tempPassIdentity }
             return
         }
         let loginID = newLoginID()
         login = Login(id: loginID, waiters: [waiter])
+        login?.tempPassIdentity = tempPassIdentity
         if settings.partner != nil, let requestor, !requestor.configuration.pickerMVPDs.isEmpty {
             login?.taskID = spawn { await self.runPartnerLogin(loginID, filter: filter) }
         } else {
@@ -66,7 +67,11 @@ extension Engine {
         let loginID = login!.id
         login?.mvpd = id
         login?.code = nil
-        login?.taskID = spawn { await self.runLogin(loginID, mvpd: mvpd) }
+        // A TempPass MVPD authenticates at once: no session, no code to show. (The task id is computed
+        // first: starting the TempPass login may end the login, which `login?.taskID = ...` would overlap.)
+        let taskID = mvpd.isTempPass ? startTempPassLogin(loginID, mvpd: mvpd)
+            : spawn { await self.runLogin(loginID, mvpd: mvpd) }
+        login?.taskID = taskID
     }
 
     func handleExternalURL(_ url: String) {
@@ -95,6 +100,7 @@ extension Engine {
         switch outcome {
         case .success(let profile):
             for waiter in flow.waiters {
+                if let status = StatusCatalog.authenticated(profile) { emit(.status(status)) }  // N010 / N011
                 emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
                 trackAuthentication(success: true, profile: profile, cached: false)
                 if case .authorization(let resource) = waiter {

@@ -27,17 +27,21 @@ extension Engine {
         do {
             let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
             decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
-                                                              partnerStatus: partnerStatus)
+                                                              partnerStatus: partnerStatus,
+                                                              tempPassIdentity: profile.tempPassIdentity)
             // An item-level error whose action is `retry` may pass when repeated (bounded, with jitter).
             for attempt in 1...2 where decisions.count == 1 && decisions[0].error?.action == "retry" {
                 try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
                 if Task.isCancelled { return }
                 decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
-                                                                  partnerStatus: partnerStatus)
+                                                                  partnerStatus: partnerStatus,
+                                                                  tempPassIdentity: profile.tempPassIdentity)
             }
         } catch {
             if error.isCancellation { return }
-            if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced) {
+            if case .enhanced(let enhanced, _) = error.error,
+                StatusCatalog.needsAuthentication(enhanced) || StatusCatalog.isTempPassOver(enhanced)
+            {
                 denied(resource, check: check, profile: profile, error: enhanced, afterLogin: afterLogin)
                 return
             }
@@ -64,9 +68,11 @@ extension Engine {
             malformed(resource, profile: profile, detail: "a permit without a media token")
             return
         }
-        // The token goes out first: the expiry below is a durable write (an fsync), and the host
-        // should not wait for it. A getMetadata(1) from the set_token callback still sees it, as
-        // the engine runs that command only once this method has returned.
+        // Z010 (degradation rule) / Z011 (TempPass) before the token, as other statuses precede their callback.
+        if let status = StatusCatalog.authorized(source: decision.source, mvpd: profile.mvpd) { emit(.status(status)) }
+        // The token goes out before the expiry is stored: that is a durable write (an fsync), and
+        // the host should not wait for it. A getMetadata(1) from the set_token callback still sees
+        // it, as the engine runs that command only once this method has returned.
         emit(.setToken(token.serializedToken, resource: resource))
         if let notAfter = decision.notAfter ?? token.notAfter {
             try? store.saveAuthorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource,
@@ -76,11 +82,18 @@ extension Engine {
     }
 
     private func denied(_ resource: String, check: Bool, profile: Profile, error: EnhancedError?, afterLogin: Bool) {
-        let status = StatusCatalog.authorizationDenial(error)
+        let tempPassOver = StatusCatalog.isTempPassOver(error)
+        let status = tempPassOver ? StatusCatalog.tempPassExpired(mvpd: profile.mvpd, error)
+            : StatusCatalog.authorizationDenial(error)
         emit(.status(status))
-        if StatusCatalog.needsAuthentication(error), let requestor {
-            // Adobe no longer has the profile (expired, logged out elsewhere): forget it locally.
-            try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
+        if StatusCatalog.needsAuthentication(error) || tempPassOver, let requestor {
+            if tempPassOver {
+                // The TempPass is over (N111): its profile stays, expired, so checkAuthentication says so too.
+                endTempPass(profile.mvpd, identity: profile.tempPassIdentity)
+            } else {
+                // Adobe no longer has the profile (expired, logged out elsewhere): forget it locally.
+                try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
+            }
             if !check && !afterLogin {
                 joinLogin(.authorization(resource))
                 return

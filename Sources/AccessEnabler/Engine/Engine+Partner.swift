@@ -123,9 +123,7 @@ extension Engine {
                 && requestor.flatMap { status.mvpd(in: $0.configuration)?.id } == current.mvpd
             if !usable { profile = nil }
         }
-        emit(.setAuthenticationStatus(profile == nil ? 0 : 1,
-                                      profile == nil ? AccessEnablerErrorCode.userNotAuthenticated : ""))
-        trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
+        reportAuthentication(profile)
     }
 
     // MARK: The exchange (partner account → Adobe profile)

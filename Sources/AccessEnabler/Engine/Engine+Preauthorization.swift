@@ -67,13 +67,16 @@ extension Engine {
             }
         }
         let partnerStatus = profile.type == "appleSSO" && !missing.isEmpty ? await partnerHeaderForDecisions() : nil
-        var fetched = await fetchAll(missing, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
+        let identity = profile.tempPassIdentity
+        var fetched = await fetchAll(missing, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus,
+                                     tempPassIdentity: identity)
         // Items whose error says `retry` are asked again, only them, at most twice (Adobe's advice).
         for attempt in 1...2 {
             let again = missing.filter { !fetched.callFailed.contains($0) && fetched.decisions[$0]?.error?.action == "retry" }
             guard !again.isEmpty, !Task.isCancelled else { break }
             try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
-            let retried = await fetchAll(again, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus)
+            let retried = await fetchAll(again, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus,
+                                         tempPassIdentity: identity)
             fetched.decisions.merge(retried.decisions) { _, new in new }
             fetched.callFailed.formUnion(retried.callFailed)
             fetched.failure = retried.failure ?? (fetched.failure.flatMap { $0.action == "retry" ? nil : $0 })
@@ -97,8 +100,8 @@ extension Engine {
     }
 
     /// ⌈N / limit⌉ requests in parallel (the executor paces them).
-    private func fetchAll(_ resources: [String], requestor: Requestor, mvpd: String, partnerStatus: String?) async
-        -> PreauthorizationOutcome
+    private func fetchAll(_ resources: [String], requestor: Requestor, mvpd: String, partnerStatus: String?,
+                          tempPassIdentity: String?) async -> PreauthorizationOutcome
     {
         let limit = preauthorizeLimit
         let chunks = stride(from: 0, to: resources.count, by: limit).map {
@@ -109,7 +112,8 @@ extension Engine {
         return await withTaskGroup(of: PreauthorizationOutcome.self) { group in
             for chunk in chunks {
                 group.addTask {
-                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus)
+                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus,
+                                     tempPassIdentity: tempPassIdentity)
                 }
             }
             var merged = PreauthorizationOutcome()
@@ -125,11 +129,12 @@ extension Engine {
     }
 
     private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String,
-                              partnerStatus: String?) async -> PreauthorizationOutcome
+                              partnerStatus: String?, tempPassIdentity: String?) async -> PreauthorizationOutcome
     {
         var outcome = PreauthorizationOutcome()
         do {
-            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk, partnerStatus: partnerStatus)
+            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk, partnerStatus: partnerStatus,
+                                                           tempPassIdentity: tempPassIdentity)
             let byResource = Dictionary(decisions.map { ($0.resource.trimmedSpaces, $0) }) { first, _ in first }
             for resource in chunk {
                 // A resource Adobe leaves out of the answer is not permitted.
@@ -140,9 +145,9 @@ extension Engine {
             if case .enhanced(let enhanced, _) = error.error, enhanced.code == "too_many_resources", chunk.count > 1 {
                 let half = chunk.count / 2
                 async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, mvpd: mvpd,
-                                        partnerStatus: partnerStatus)
+                                        partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity)
                 async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, mvpd: mvpd,
-                                         partnerStatus: partnerStatus)
+                                         partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity)
                 let parts = await [first, second]
                 for part in parts {
                     outcome.decisions.merge(part.decisions) { first, _ in first }

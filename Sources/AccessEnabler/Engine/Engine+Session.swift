@@ -41,12 +41,14 @@ extension Engine {
     }
 
     /// Removes the local profiles first (so checkAuthentication answers 0 at once, and a logout
-    /// never fails for the viewer), then tells Adobe.
+    /// never fails for the viewer), then tells Adobe — except for TempPass profiles: Adobe needs no
+    /// logout for them ("not required"; it would answer `complete`) and their TempPass goes on.
     func logout() {
         guard let requestor else { return }
         endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
         let deviceID = context.withLock { $0.deviceID }
-        let mvpds = ((try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []).map(\.mvpd)
+        let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
+        let mvpds = stored.filter { !$0.isTemporary }.map(\.mvpd)
         do {
             try store.deleteProfiles(scope, requestor: requestor.id)
             try store.setSelectedMVPD(scope, requestor: requestor.id, nil)

@@ -22,6 +22,8 @@ package actor Engine {
         var mvpd: String?
         var code: String?
         var taskID: Int?
+        /// Promotional TempPass: AP-TempPass-Identity from getAuthentication's data (never logged).
+        var tempPassIdentity: String?
         let wakeup = Wakeup()
     }
 
@@ -100,7 +102,7 @@ package actor Engine {
         switch command {
         case .setRequestor: break  // handled by dispatch
         case .checkAuthentication: checkAuthentication()
-        case .getAuthentication(let force, _, let filter): getAuthentication(force: force, filter: filter)
+        case .getAuthentication(let force, let data, let filter): getAuthentication(force: force, data: data, filter: filter)
         case .setSelectedProvider(let id): setSelectedProvider(id)
         case .getSelectedProvider: getSelectedProvider()
         case .authorization(let resource, let check): authorization(resource, check: check)
@@ -213,8 +215,12 @@ package actor Engine {
             configuration = cached.0
         }
         switch profilesOutcome {
-        case .success(let profiles?):
-            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: clock.nowMillis()) } catch {
+        case .success(let answered?):
+            // TempPass and degraded profiles are not in Adobe's list: they stay.
+            let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
+            let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
+            let profiles = ProfileSync.merged(answered, stored: stored, now: synced)
+            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
                 logger.error("cannot store profiles: \(error)")
             }
         case .success(nil): break

@@ -81,8 +81,8 @@ package enum StatusCatalog {
                                                     message: "The registration code expired before the login completed."))
     }
 
-    /// An authorization denial (item-level error) → its Z code, or N000 when Adobe no longer has
-    /// the profile.
+    /// An authorization denial (item-level error) → its Z code, N000 when Adobe no longer has the
+    /// profile, N111 when the TempPass is over.
     package static func authorizationDenial(_ error: EnhancedError?) -> AdvancedStatus {
         guard let error else {
             return AdvancedStatus("Z100", .error, "Not authorized.")
@@ -95,6 +95,10 @@ package enum StatusCatalog {
             return AdvancedStatus("N000", .error, "The viewer is not authenticated: \(text)", enhancedError: error)
         case "authorization_denied_by_degradation_rule":
             return AdvancedStatus("Z169", .error, text, enhancedError: error)
+        case "temporary_access_duration_limit_exceeded", "temporary_access_resources_limit_exceeded":
+            return tempPassExpired(mvpd: nil, error)
+        case "invalid_configuration_temporary_access", "invalid_header_identity_for_temporary_access":
+            return AdvancedStatus("Z500", .error, text, enhancedError: error)
         case "network_received_error", "network_connection_timeout", "maximum_execution_time_exceeded":
             return AdvancedStatus("Z120", .error, text, enhancedError: error)
         case "invalid_parameter_resources":

@@ -183,6 +183,9 @@ package struct Profile: Codable, Sendable, Hashable {
     package var issuer: String
     package var type: String
     package var attributes: [String: ProfileAttribute]
+    /// Promotional TempPass: the AP-TempPass-Identity value the profile was obtained with (the
+    /// decisions on it need it again). Kept with the profile in the store; never logged.
+    package var tempPassIdentity: String?
 
     package init(mvpd: String, notBefore: Int64, notAfter: Int64, issuer: String, type: String,
                  attributes: [String: ProfileAttribute]) {
@@ -195,6 +198,12 @@ package struct Profile: Codable, Sendable, Hashable {
     }
 
     package func isValid(at millis: Int64) -> Bool { millis < notAfter }
+
+    /// A TempPass profile (`type: temporary`, issuer `Adobe`).
+    package var isTemporary: Bool { type == "temporary" }
+
+    /// A profile Adobe issued under an authenticate-all degradation rule (`type: degraded`).
+    package var isDegraded: Bool { type == "degraded" }
 
     /// AccessEnabler's `tokenSource` user metadata: "Apple" for Apple SSO profiles, else the issuer
     /// (the MVPD, or "Adobe" for temporary and degraded profiles). V2 profiles carry no such attribute.

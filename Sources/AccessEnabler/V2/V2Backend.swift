@@ -19,8 +19,9 @@ package struct V2Backend: Sendable {
     }
 
     /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
+    /// `tempPassIdentity`: promotional TempPass (profiles/{mvpd} and the decisions list the header).
     private func headers(token: String, device: Bool, visitor: Bool = true, contentType: String? = nil,
-                         partnerStatus: String? = nil) -> [(name: String, value: String)]
+                         partnerStatus: String? = nil, tempPassIdentity: String? = nil) -> [(name: String, value: String)]
     {
         let context = context()
         var headers: [(name: String, value: String)] = [
@@ -33,6 +34,8 @@ package struct V2Backend: Sendable {
         }
         if visitor, let visitorID = context.visitorID { headers.append(("AP-Visitor-Identifier", visitorID)) }
         if let partnerStatus { headers.append(("AP-Partner-Framework-Status", partnerStatus)) }
+        // Spelled as in Adobe's header page; the OpenAPI file writes AP-Temppass-Identity (names are case-insensitive).
+        if let tempPassIdentity { headers.append(("AP-TempPass-Identity", tempPassIdentity)) }
         return headers
     }
 
@@ -77,13 +80,18 @@ package struct V2Backend: Sendable {
         }.profiles
     }
 
-    package func profile(_ requestor: String, mvpd: String, partnerStatus: String? = nil) async throws(CallFailure)
-        -> Profile?
+    /// The MVPD's profile; for a TempPass MVPD its `temporary` profile (promotional TempPass: with
+    /// the viewer's `tempPassIdentity`, which the returned profile keeps for its decisions).
+    package func profile(_ requestor: String, mvpd: String, partnerStatus: String? = nil, tempPassIdentity: String? = nil)
+        async throws(CallFailure) -> Profile?
     {
         let url = path(requestor, "profiles", mvpd)
-        return try await call("profiles/{mvpd}", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus))
+        var profile = try await call("profiles/{mvpd}", ProfilesAnswer.self) { token in
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus,
+                                                                   tempPassIdentity: tempPassIdentity))
         }.profiles.first { $0.mvpd == mvpd }
+        profile?.tempPassIdentity = tempPassIdentity
+        return profile
     }
 
     /// The profile created through `code` (nil while the viewer has not finished logging in).
@@ -130,27 +138,27 @@ package struct V2Backend: Sendable {
 
     // MARK: Decisions
 
-    package func preauthorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil)
-        async throws(CallFailure) -> [Decision]
+    package func preauthorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
+                              tempPassIdentity: String? = nil) async throws(CallFailure) -> [Decision]
     {
-        try await decisions("preauthorize", requestor, mvpd, resources, partnerStatus)
+        try await decisions("preauthorize", requestor, mvpd, resources, partnerStatus, tempPassIdentity)
     }
 
-    package func authorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil)
-        async throws(CallFailure) -> [Decision]
+    package func authorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
+                           tempPassIdentity: String? = nil) async throws(CallFailure) -> [Decision]
     {
-        try await decisions("authorize", requestor, mvpd, resources, partnerStatus)
+        try await decisions("authorize", requestor, mvpd, resources, partnerStatus, tempPassIdentity)
     }
 
     private func decisions(_ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String],
-                           _ partnerStatus: String?) async throws(CallFailure) -> [Decision]
+                           _ partnerStatus: String?, _ tempPassIdentity: String?) async throws(CallFailure) -> [Decision]
     {
         let url = path(requestor, "decisions", kind, mvpd)
         let body = JSON.data(["resources": resources])
         return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
             HTTPRequest(method: "POST", url: url,
                         headers: headers(token: token, device: true, contentType: "application/json;charset=utf-8",
-                                         partnerStatus: partnerStatus),
+                                         partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity),
                         body: body)
         }.decisions
     }

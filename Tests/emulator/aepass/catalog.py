@@ -1,9 +1,10 @@
 """Service providers (requestors) and their MVPD integrations: the emulator's static data.
 
-The MVPD table is plain data: extra configuration fields (`isTempPass`, the platform-SSO fields
+The MVPD table is plain data: extra configuration fields (the platform-SSO fields
 `platformMappingId`, `enablePlatformServices`, `boardingStatus`, `displayInPlatformPicker`, and
 V1's `requiredMetadataFields`) go through `config_fields`, and new behaviour flags can be added
-without touching the handlers' structure.
+without touching the handlers' structure. A TempPass MVPD has a `temp_pass` rule (its default
+lifetime, and for promotional TempPass its resource limit); it shows `isTempPass: true`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,15 @@ from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
+class TempPassRule:
+    """A TempPass MVPD: basic (per device) or promotional (per viewer identity, with a resource limit)."""
+
+    ttl_s: float
+    promotional: bool = False
+    resources: int = 0  # promotional only: how many distinct resources may be authorized
+
+
+@dataclass(frozen=True)
 class Mvpd:
     id: str
     display_name: str
@@ -21,6 +31,7 @@ class Mvpd:
     auth_per_aggregator: bool = False
     # Extra MvpdType fields copied as-is into the configuration answer.
     config_fields: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    temp_pass: TempPassRule | None = None
 
     @property
     def platform_mapping_id(self) -> str | None:
@@ -39,13 +50,16 @@ class Mvpd:
         return list(self.config_fields.get("requiredMetadataFields", []))
 
     def configuration(self, base_url: str) -> dict[str, Any]:
-        return {
+        answer = {
             "id": self.id,
             "displayName": self.display_name,
             "logoUrl": f"{base_url}/_emulator/logos/{self.id}.svg",
             "authPerAggregator": self.auth_per_aggregator,
             **self.config_fields,
         }
+        if self.temp_pass:
+            answer["isTempPass"] = True
+        return answer
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,15 @@ class Requestor:
 
     def mvpd(self, mvpd_id: str) -> Mvpd | None:
         return next((m for m in self.mvpds if m.id == mvpd_id), None)
+
+    def login_mvpd(self, mvpd_id: str) -> Mvpd | None:
+        """An MVPD a viewer logs in with (TempPass MVPDs need no login)."""
+        found = self.mvpd(mvpd_id)
+        return found if found and not found.temp_pass else None
+
+    @property
+    def login_mvpds(self) -> tuple[Mvpd, ...]:
+        return tuple(m for m in self.mvpds if not m.temp_pass)
 
     def mvpd_for_platform_id(self, platform_id: str | None) -> Mvpd | None:
         """The MVPD whose `platformMappingId` is `platform_id` (a PFS provider id)."""
@@ -106,6 +129,11 @@ REQUESTORS: dict[str, Requestor] = {
             # default (config `partner_sso_disabled`).
             Mvpd("Dish", "DISH", has_logout_endpoint=False,
                  config_fields=platform_fields("DishNetwork", "SUPPORTED", False)),
+            # TempPass pseudo-MVPDs (ids as in Adobe's samples): no login, no logout endpoint.
+            Mvpd("TempPass_TEST40", "Adobe Temp Pass Test 3 min", has_logout_endpoint=False,
+                 auth_per_aggregator=True, temp_pass=TempPassRule(ttl_s=180)),
+            Mvpd("flexibleTempPass", "Promotional Temp Pass", has_logout_endpoint=False,
+                 auth_per_aggregator=True, temp_pass=TempPassRule(ttl_s=600, promotional=True, resources=5)),
         ),
     ),
 }

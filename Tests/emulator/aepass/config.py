@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from .catalog import all_mvpds
+
 DEFAULT_DENIED_RESOURCES = {
     "PREMIUM-DENIED": 'Your subscription package does not include the "Premium" channel',
 }
@@ -28,7 +30,16 @@ DEFAULTS: dict[str, Any] = {
     # Tests: make /sessions/sso answer this fallback whatever the request ("pfs_fallback": the
     # server rejects the partner status; "missing_parameters_fallback": it lacks redirectUrl).
     "partner_sso_force_fallback": None,
+    # TempPass MVPD id -> lifetime in seconds, overriding the catalog's (counted per device for
+    # basic TempPass, per viewer identity for promotional TempPass, from the first request).
+    "temppass_ttl_s": {},
+    # Promotional TempPass MVPD id -> how many distinct resources may be authorized (catalog default 5).
+    "temppass_resources": {},
+    # MVPD id -> degradation rule applied to its integration: "AuthNAll", "AuthZAll" or "AuthZNone".
+    "degradation": {},
 }
+
+DEGRADATION_RULES = ("AuthNAll", "AuthZAll", "AuthZNone")
 
 
 class ConfigError(ValueError):
@@ -43,6 +54,10 @@ def _is_limit(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _is_string_map(value: Any) -> bool:
     return isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
@@ -51,6 +66,21 @@ def _is_string_map(value: Any) -> bool:
 
 def _is_string_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_map_of(keys: Callable[[str], bool], values: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, dict) and all(
+        isinstance(k, str) and keys(k) and values(v) for k, v in value.items())
+
+
+def _temppass_mvpd(mvpd_id: str, promotional: bool = False) -> bool:
+    mvpd = all_mvpds().get(mvpd_id)
+    return bool(mvpd and mvpd.temp_pass and (mvpd.temp_pass.promotional or not promotional))
+
+
+def _regular_mvpd(mvpd_id: str) -> bool:
+    mvpd = all_mvpds().get(mvpd_id)
+    return bool(mvpd and not mvpd.temp_pass)
 
 
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -71,6 +101,12 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v in (None, "pfs_fallback", "missing_parameters_fallback"),
         'null, "pfs_fallback" or "missing_parameters_fallback"',
     ),
+    "temppass_ttl_s": (_is_map_of(_temppass_mvpd, _is_number),
+                       "an object of TempPass MVPD id -> number of seconds >= 0"),
+    "temppass_resources": (_is_map_of(lambda m: _temppass_mvpd(m, promotional=True), _is_count),
+                           "an object of promotional TempPass MVPD id -> integer >= 0"),
+    "degradation": (_is_map_of(_regular_mvpd, lambda v: v in DEGRADATION_RULES),
+                    "an object of (non-TempPass) MVPD id -> \"AuthNAll\", \"AuthZAll\" or \"AuthZNone\""),
 }
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
+from . import temppass
 from .catalog import REQUESTORS
 from .config import ConfigError, merged
 from .errors import ControlError
@@ -88,8 +90,8 @@ def login(state: State, req: Request) -> Response:
     mvpd_id = mvpd_id or session.params.get("mvpd")
     if not mvpd_id:
         raise ControlError(400, "the session has no mvpd; pass one")
-    if REQUESTORS[session.service_provider].mvpd(mvpd_id) is None:
-        raise ControlError(400, f"{mvpd_id!r} is not an MVPD of {session.service_provider}")
+    if REQUESTORS[session.service_provider].login_mvpd(mvpd_id) is None:
+        raise ControlError(400, f"{mvpd_id!r} is not an MVPD of {session.service_provider} one logs in with")
     profile = complete_login(state, session, mvpd_id, user_id or default_user_id(), now)
     return json_response(200, {"mvpd": mvpd_id, "profile": profile.to_json()})
 
@@ -120,6 +122,32 @@ def expire_profiles(state: State, req: Request) -> Response:
         profile.not_after = min(profile.not_after, now)
         profile.not_before = min(profile.not_before, profile.not_after)
     return json_response(200, {"expired": len(chosen)})
+
+
+def _temppass_filter(req: Request) -> tuple[str | None, str | None]:
+    """{"mvpd"?: id, "device"?: device id or AP-Device-Identifier value, "identity"?: object} of the TempPass calls."""
+    body = _body(req)
+    mvpd, device, identity = body.get("mvpd"), body.get("device"), body.get("identity")
+    if not all(v is None or isinstance(v, str) for v in (mvpd, device)) or not (
+            identity is None or isinstance(identity, dict)) or (device is not None and identity is not None):
+        raise ControlError(400, 'expected {"mvpd"?: str, "device"?: str} or {"mvpd"?: str, "identity"?: object}')
+    if device is not None:
+        header = device if device.startswith("fingerprint ") else "fingerprint " + base64.b64encode(device.encode()).decode()
+        return mvpd, "device:" + header
+    if identity is not None:
+        encoded = base64.b64encode(json.dumps(identity).encode()).decode()
+        return mvpd, temppass.identity_subject(encoded)
+    return mvpd, None
+
+
+def reset_temppass(state: State, req: Request) -> Response:
+    """Adobe's Reset TempPass: the matching devices (or identities) get a new TempPass with their next request."""
+    return json_response(200, {"reset": temppass.forget(state, *_temppass_filter(req))})
+
+
+def expire_temppass(state: State, req: Request) -> Response:
+    """Ends the matching TempPass uses now, as if their lifetime had passed."""
+    return json_response(200, {"expired": temppass.expire(state, *_temppass_filter(req), now_ms())})
 
 
 def get_faults(state: State, req: Request) -> Response:

@@ -3,6 +3,8 @@
 A missing or expired profile is answered with HTTP 200 and an item-level error on every
 decision (`authenticated_profile_missing` / `authenticated_profile_expired`); the docs do
 not say whether this error is top-level or item-level (rest-api-v2.md §7.3).
+TempPass MVPDs decide by their TempPass (`temppass.py`, source `temppass`); an MVPD under a
+degradation rule by that rule (`degradation.py`, source `degradation`).
 Decisions on a valid `appleSSO` profile need a valid AP-Partner-Framework-Status for its MVPD,
 else a top-level 400 with the matching `invalid_header_pfs_*` code.
 """
@@ -14,10 +16,10 @@ import hashlib
 import hmac
 import secrets
 import time
-from typing import Any
+from typing import Any, Callable
 from xml.sax.saxutils import escape
 
-from . import checks
+from . import checks, degradation, temppass
 from .errors import ApiError, error_object
 from .partner import APPLE_SSO, require_pfs_for
 from .state import Profile, State
@@ -45,15 +47,33 @@ def _decide(state: State, req: Request, authorize: bool) -> Response:
     if len(resources) > limit:
         raise ApiError("too_many_resources", f"{len(resources)} resources requested, the limit is {limit}")
     key = caller.profile_key(device.device_id, mvpd.id)
-    profile = state.profiles.get(key)
+    token = _token_maker(state, caller.now)
+    if mvpd.temp_pass:
+        items = temppass.decisions(state, req, mvpd, key, resources, authorize, caller.now, token)
+        return json_response(200, {"decisions": items})
+    profile = degradation.authenticated(state, key, caller.now) or state.profiles.get(key)
     if profile is None or not profile.valid(caller.now):
         code = "authenticated_profile_missing" if profile is None else "authenticated_profile_expired"
         decisions = [_decision(key.service_provider, mvpd.id, r, error=error_object(code)) for r in resources]
         return json_response(200, {"decisions": decisions})
     if profile.type == APPLE_SSO:
         require_pfs_for(req, caller.requestor, mvpd.id, caller.now)
+    rule = degradation.rule(state, mvpd.id)
+    if rule:
+        authz_ttl_ms = state.ttl_ms("authz_ttl_s")
+        items = [degradation.decision(rule, profile, r, authorize, caller.now, token, authz_ttl_ms) for r in resources]
+        return json_response(200, {"decisions": items})
     decide = _authorize_item if authorize else _preauthorize_item
     return json_response(200, {"decisions": [decide(state, profile, r, caller.now) for r in resources]})
+
+
+def _token_maker(state: State, now: int) -> Callable[[Profile, str], dict[str, Any]]:
+    ttl_ms = state.ttl_ms("media_token_ttl_s")
+    return lambda profile, resource: {
+        "notBefore": now,
+        "notAfter": now + ttl_ms,
+        "serializedToken": media_token(profile, resource, ttl_ms, now),
+    }
 
 
 def _decision(sp: str, mvpd_id: str, resource: str, error: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -84,12 +104,7 @@ def _authorize_item(state: State, profile: Profile, resource: str, now: int) -> 
     if denied is not None:
         error = error_object("authorization_denied_by_mvpd", denied)
         return {**_decision(sp, mvpd_id, resource, error), **window}
-    ttl_ms = state.ttl_ms("media_token_ttl_s")
-    token = {
-        "notBefore": now,
-        "notAfter": now + ttl_ms,
-        "serializedToken": media_token(profile, resource, ttl_ms, now),
-    }
+    token = _token_maker(state, now)(profile, resource)
     return {**_decision(sp, mvpd_id, resource), "token": token, **window}
 
 

@@ -80,6 +80,17 @@ CODES: dict[str, ErrorSpec] = {
         "authentication", 403, "The authenticated profile is missing."),
     "authenticated_profile_expired": ErrorSpec(
         "authentication", 403, "The authenticated profile has expired."),
+    # TempPass (temporary access) and degradation; messages as in Adobe's documented answers.
+    "invalid_header_identity_for_temporary_access": ErrorSpec(
+        "none", 400, "The identity for temporary access header value is missing or invalid."),
+    "invalid_configuration_temporary_access": ErrorSpec(
+        "configuration", 500, "The temporary access configuration is invalid."),
+    "temporary_access_duration_limit_exceeded": ErrorSpec(
+        "authentication", 403, "The temporary access duration limit has been exceeded."),
+    "temporary_access_resources_limit_exceeded": ErrorSpec(
+        "authentication", 403, "The temporary access resources limit has been exceeded."),
+    "authorization_denied_by_degradation_rule": ErrorSpec(
+        "none", 403, "The integration has an AuthZNone rule applied for the requested resources"),
     "invalid_request": ErrorSpec(
         "none", 400, "The request is malformed."),
     "method_not_allowed": ErrorSpec(

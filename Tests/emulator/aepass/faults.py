@@ -46,8 +46,6 @@ EXTRA_CODES: dict[str, tuple[str, int, str]] = {
         "retry", 403, "The request did not complete in the maximum allowed time."),
     "authorization_denied_by_parental_controls": (
         "none", 403, "The MVPD has returned a \"Deny\" decision due to parental control settings."),
-    "authorization_denied_by_degradation_rule": (
-        "none", 403, "The integration has an AuthZ-None degradation rule applied."),
     "temporarily_unavailable": ("retry", 503, "The service is temporarily unavailable."),
 }
 

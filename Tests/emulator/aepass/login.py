@@ -9,6 +9,7 @@ import base64
 import secrets
 from typing import Any
 
+from .catalog import REQUESTORS
 from .state import Profile, Session, State
 
 
@@ -51,4 +52,6 @@ def run_due_auto_logins(state: State, now: int) -> None:
         mvpd_id = session.params.get("mvpd")
         if due is None or due > now or not mvpd_id or session.expired(due):
             continue
+        if REQUESTORS[session.service_provider].login_mvpd(mvpd_id) is None:
+            continue  # a TempPass MVPD: nothing to log in to
         complete_login(state, session, mvpd_id, default_user_id(), due)

@@ -8,9 +8,12 @@ from urllib.parse import quote, urlencode
 from . import checks
 from .catalog import Mvpd
 from .errors import ApiError
+from .degradation import DEGRADED
 from .partner import APPLE_SSO
 from .web import Request, Response, json_response
 from .state import State
+
+_COMPLETE = {"actionName": "complete", "actionType": "none"}
 
 
 def logout(state: State, req: Request) -> Response:
@@ -21,12 +24,16 @@ def logout(state: State, req: Request) -> Response:
     redirect_url = req.query_params().get("redirectUrl", [""])[0]
     if not redirect_url:
         raise ApiError("invalid_parameter_redirect_url", "the redirectUrl query parameter is required")
+    if mvpd.temp_pass:  # no logout needed: the TempPass keeps its clock (rest-api-v2.md §8.7)
+        return json_response(200, {"logouts": {mvpd.id: _COMPLETE | {"mvpd": mvpd.id}}})
     key = caller.profile_key(device.device_id, mvpd.id)
     profile = state.profiles.pop(key, None)
     if profile is None or not profile.valid(caller.now):
         action = {"actionName": "invalid", "actionType": "none", "mvpd": mvpd.id}
     elif profile.type == APPLE_SSO:  # the viewer signs out at platform level (TV Provider settings)
         action = {"actionName": "partner_logout", "actionType": "partner_interactive", "mvpd": mvpd.id}
+    elif profile.type == DEGRADED:  # Adobe's own profile: nothing to end at the MVPD
+        action = _COMPLETE | {"mvpd": mvpd.id}
     else:
         action = _logout_action(req, mvpd, caller.requestor.id, redirect_url)
     return json_response(200, {"logouts": {mvpd.id: action}})
@@ -34,7 +41,7 @@ def logout(state: State, req: Request) -> Response:
 
 def _logout_action(req: Request, mvpd: Mvpd, sp: str, redirect_url: str) -> dict[str, Any]:
     if not mvpd.has_logout_endpoint:
-        return {"actionName": "complete", "actionType": "none", "mvpd": mvpd.id}
+        return _COMPLETE | {"mvpd": mvpd.id}
     query = urlencode(
         {"noflash": "true", "mso_id": mvpd.id, "requestor_id": sp, "redirect_url": redirect_url},
         quote_via=quote,

@@ -41,12 +41,12 @@ def _session(state: State, code: str | None) -> Session:
 
 def _login_form(session: Session, error: str | None = None) -> str:
     requestor = REQUESTORS[session.service_provider]
-    chosen = requestor.mvpd(session.params.get("mvpd", ""))
+    chosen = requestor.login_mvpd(session.params.get("mvpd", ""))
     if chosen:
         provider = f"<p>TV provider: <strong>{escape(chosen.display_name)}</strong></p>"
     else:
         options = "".join(
-            f'<option value="{escape(m.id)}">{escape(m.display_name)}</option>' for m in requestor.mvpds
+            f'<option value="{escape(m.id)}">{escape(m.display_name)}</option>' for m in requestor.login_mvpds
         )
         provider = f'<label>TV provider<select name="mvpd" required>{options}</select></label>'
     problem = f'<p class="error">{escape(error)}</p>' if error else ""
@@ -74,7 +74,7 @@ def login_submit(state: State, req: Request) -> Response:
     session = _session(state, form.get("code"))
     req.client_id = session.client_id
     requestor = REQUESTORS[session.service_provider]
-    mvpd = requestor.mvpd(session.params.get("mvpd") or form.get("mvpd", ""))
+    mvpd = requestor.login_mvpd(session.params.get("mvpd") or form.get("mvpd", ""))
     if mvpd is None:
         return html_response(400, _login_form(session, "Choose your TV provider."))
     if not form.get("username") or not form.get("password"):

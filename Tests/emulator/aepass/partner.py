@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
-from . import checks
+from . import checks, degradation
 from .catalog import Mvpd, Requestor
 from .errors import ApiError
 from .login import user_attributes
-from .sessions import authorize_answer, open_session, session_answer
+from .sessions import REASON_BY_PROFILE_TYPE, authorize_answer, open_session, session_answer
 from .simulated import simulated_saml
 from .state import PartnerRequest, Profile, State
 from .web import Request, Response, json_response
@@ -189,12 +189,19 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
         return fallback("pfs_fallback")
     if verdict.code or mvpd is None:
         return fallback("pfs_fallback")
+    sp = caller.requestor.id
+    key = caller.profile_key(device.device_id, mvpd.id)
+    if degradation.rule(state, mvpd.id) == degradation.AUTHN_ALL:
+        # A degraded MVPD authenticates through degradation, not through the partner (Apple SSO overview).
+        profile = degradation.authenticate_all(state, key, caller.now)
+        return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
+                                                   str(uuid.uuid4())))
     if mvpd.id in state.config["partner_sso_disabled"] or not mvpd.partner_sso_onboarded:
         return fallback("configuration_fallback")
-    sp = caller.requestor.id
-    profile = state.valid_profile(caller.profile_key(device.device_id, mvpd.id), caller.now)
+    profile = state.valid_profile(key, caller.now)
     if profile:
-        return json_response(200, authorize_answer(sp, profile, str(uuid.uuid4())))
+        return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
+                                                   str(uuid.uuid4())))
     request_id = "_" + secrets.token_hex(16)
     attribute_names = mvpd.required_metadata_fields
     state.partner_requests[request_id] = PartnerRequest(
@@ -291,6 +298,10 @@ def create_partner_profile(state: State, req: Request) -> Response:
             raise _saml_invalid("the SAML response was not cleaned up (blanks, newlines, trim)")
         raise _saml_invalid(_difference(text, expected))
     del state.partner_requests[pending.request_id]
+    if degradation.rule(state, pending.mvpd) == degradation.AUTHN_ALL:
+        # Degraded meanwhile: Adobe answers its degraded profile, 200 (`partner_sso.profile:2`).
+        degraded = degradation.authenticate_all(state, caller.profile_key(device.device_id, pending.mvpd), caller.now)
+        return json_response(200, {"profiles": {pending.mvpd: degraded.to_json()}})
     name_id = _NAME_ID.search(text)
     user_id = name_id.group(1) if name_id else simulated_saml.user_id(pending.provider_id)
     key = caller.profile_key(device.device_id, pending.mvpd)

@@ -1,11 +1,17 @@
-"""Profiles APIs: all profiles of a device, the profile of one MVPD, the profile of a code."""
+"""Profiles APIs: all profiles of a device, the profile of one MVPD, the profile of a code.
+
+`temporary` (TempPass) and `degraded` profiles are answered by the per-MVPD and per-code
+endpoints only: GET /profiles lists regular and SSO profiles (rest-api-v2.md §4.8).
+"""
 
 from __future__ import annotations
 
-from . import checks
+from . import checks, degradation, temppass
 from .partner import APPLE_SSO, pfs_mvpd
 from .state import Profile, State
 from .web import Request, Response, json_response
+
+NOT_LISTED = {temppass.TEMPORARY, degradation.DEGRADED}
 
 
 def _answer(profiles: list[Profile]) -> Response:
@@ -30,6 +36,7 @@ def get_profiles(state: State, req: Request) -> Response:
         and p.key.device_id == device.device_id
         and p.key.service_provider == caller.requestor.id
         and p.valid(caller.now)
+        and p.type not in NOT_LISTED
     ]
     return _answer(_shown(found, req, caller))
 
@@ -39,7 +46,10 @@ def get_profile_for_mvpd(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
     mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
-    profile = state.valid_profile(caller.profile_key(device.device_id, mvpd.id), caller.now)
+    key = caller.profile_key(device.device_id, mvpd.id)
+    if mvpd.temp_pass:
+        return temppass.profile_answer(state, req, mvpd, key, caller.now)
+    profile = degradation.authenticated(state, key, caller.now)
     return _answer(_shown([profile] if profile else [], req, caller))
 
 
@@ -47,9 +57,15 @@ def get_profile_for_code(state: State, req: Request) -> Response:
     """getProfileForCodeUsingGET_1: `{}` until the login through this code completes.
 
     Only the regular profile of that login: an appleSSO profile that later replaced it is not
-    the code's (and this operation takes no AP-Partner-Framework-Status).
+    the code's (and this operation takes no AP-Partner-Framework-Status). A session for a TempPass
+    MVPD answers its TempPass; one for an MVPD under AuthNAll its degraded profile.
     """
     caller = checks.v2_caller(state, req)
     session = checks.live_session(state, req, caller.now)
+    mvpd = caller.requestor.mvpd(session.params.get("mvpd", ""))
+    if mvpd and mvpd.temp_pass:
+        return temppass.profile_answer(state, req, mvpd, session.key_for(mvpd.id), caller.now)
+    if mvpd and session.profile_key is None and degradation.rule(state, mvpd.id) == degradation.AUTHN_ALL:
+        session.profile_key = degradation.authenticate_all(state, session.key_for(mvpd.id), caller.now).key
     profile = state.valid_profile(session.profile_key, caller.now) if session.profile_key else None
     return _answer([profile] if profile and profile.type != APPLE_SSO else [])

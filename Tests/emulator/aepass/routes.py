@@ -77,6 +77,8 @@ def build_routes(log: RequestLog) -> list[Route]:
         Route("POST", "/_emulator/expire-access-tokens", control.expire_access_tokens, None),
         Route("POST", "/_emulator/invalidate-client", control.invalidate_client, None),
         Route("POST", "/_emulator/expire-profiles", control.expire_profiles, None),
+        Route("POST", "/_emulator/temppass/reset", control.reset_temppass, None),
+        Route("POST", "/_emulator/temppass/expire", control.expire_temppass, None),
         Route("GET", "/_emulator/state", control.get_state, None),
         Route("GET", "/_emulator/faults", control.get_faults, None),
         Route("POST", "/_emulator/faults", ctl.set_faults, None),

@@ -6,11 +6,11 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from . import checks
-from .catalog import REQUESTORS
+from . import checks, degradation
+from .catalog import REQUESTORS, Mvpd
 from .device import device_object
 from .errors import PageError
-from .state import SESSION_PARAMETERS, Profile, Session, State, now_ms
+from .state import SESSION_PARAMETERS, ProfileKey, Session, State, now_ms
 from .web import Request, Response, json_response, redirect
 
 # Session `reasonType` when a profile already exists, by profile type (rest-api-v2.md §4.4).
@@ -30,10 +30,10 @@ def create_session(state: State, req: Request) -> Response:
     device = checks.device_headers(req)
     params = checks.form_parameters(req, SESSION_PARAMETERS)
     if "mvpd" in params:
-        checks.mvpd(caller.requestor, params["mvpd"])
-        profile = state.valid_profile(caller.profile_key(device.device_id, params["mvpd"]), caller.now)
-        if profile:
-            return json_response(200, authorize_answer(caller.requestor.id, profile, str(uuid.uuid4())))
+        mvpd = checks.mvpd(caller.requestor, params["mvpd"])
+        reason = direct_reason(state, mvpd, caller.profile_key(device.device_id, mvpd.id), caller.now)
+        if reason:
+            return json_response(200, authorize_answer(caller.requestor.id, mvpd.id, reason, str(uuid.uuid4())))
     session = open_session(state, caller, device, params, req.header("User-Agent"))
     return json_response(200, session_answer(session, resumed=False))
 
@@ -68,10 +68,23 @@ def resume_session(state: State, req: Request) -> Response:
         checks.mvpd(caller.requestor, params["mvpd"])
     session.params.update(params)
     mvpd_id = session.params.get("mvpd")
-    profile = state.valid_profile(session.key_for(mvpd_id), caller.now) if mvpd_id else None
-    if profile:
-        return json_response(200, authorize_answer(caller.requestor.id, profile, session.session_id))
+    mvpd = caller.requestor.mvpd(mvpd_id) if mvpd_id else None
+    reason = direct_reason(state, mvpd, session.key_for(mvpd.id), caller.now) if mvpd else None
+    if reason:
+        return json_response(200, authorize_answer(caller.requestor.id, mvpd_id, reason, session.session_id))
     return json_response(200, session_answer(session, resumed=True))
+
+
+def direct_reason(state: State, mvpd: Mvpd, key: ProfileKey, now: int) -> str | None:
+    """The `reasonType` of an `authorize` answer (no login needed), or None when the viewer must log in.
+
+    TempPass MVPDs never need a login (`temporary`, rest-api-v2.md §8.7); otherwise a valid profile
+    answers by its type, and an AuthNAll degradation rule authenticates at once (`degraded`).
+    """
+    if mvpd.temp_pass:
+        return REASON_BY_PROFILE_TYPE["temporary"]
+    profile = degradation.authenticated(state, key, now)
+    return REASON_BY_PROFILE_TYPE[profile.type] if profile else None
 
 
 def get_session(state: State, req: Request) -> Response:
@@ -102,12 +115,11 @@ def start_authentication(state: State, req: Request) -> Response:
     return redirect(f"{req.base_url}/_emulator/mvpd/login?code={quote(session.code)}")
 
 
-def authorize_answer(sp: str, profile: Profile, session_id: str) -> dict[str, Any]:
-    mvpd_id = profile.key.mvpd
+def authorize_answer(sp: str, mvpd_id: str, reason: str, session_id: str) -> dict[str, Any]:
     return {
         "actionName": "authorize",
         "actionType": "direct",
-        "reasonType": REASON_BY_PROFILE_TYPE[profile.type],
+        "reasonType": reason,
         "url": f"/api/v2/{sp}/decisions/authorize/{mvpd_id}",
         "sessionId": session_id,
         "mvpd": mvpd_id,

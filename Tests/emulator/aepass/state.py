@@ -1,4 +1,4 @@
-"""Everything the emulator remembers: clients, access tokens, sessions, profiles.
+"""Everything the emulator remembers: clients, access tokens, sessions, profiles, TempPass uses.
 
 All access happens under `State.lock` (the pipeline holds it around every handler).
 """
@@ -115,6 +115,28 @@ class PartnerRequest:
         return now >= self.expires_ms
 
 
+class TempPassKey(NamedTuple):
+    service_provider: str
+    mvpd: str
+    subject: str  # "device:<AP-Device-Identifier>" (basic) or "identity:<SHA-256 of the identity>" (promotional)
+
+
+@dataclass
+class TempPassUse:
+    """One device's (or one viewer identity's) TempPass: its own clock, started by its first request."""
+
+    key: TempPassKey
+    started_ms: int
+    expires_ms: int
+    resources_limit: int | None  # promotional TempPass only
+    used_assets: list[str] = field(default_factory=list)
+
+    def remaining_resources(self) -> int | None:
+        if self.resources_limit is None:
+            return None
+        return max(0, self.resources_limit - len(self.used_assets))
+
+
 @dataclass
 class State:
     config: dict[str, Any]
@@ -125,6 +147,7 @@ class State:
     sessions: dict[str, Session] = field(default_factory=dict)
     profiles: dict[ProfileKey, Profile] = field(default_factory=dict)
     partner_requests: dict[str, PartnerRequest] = field(default_factory=dict)
+    temppass: dict[TempPassKey, TempPassUse] = field(default_factory=dict)
     faults: FaultSet = field(default_factory=FaultSet)
 
     def forget_everything(self) -> None:
@@ -133,6 +156,7 @@ class State:
         self.sessions.clear()
         self.profiles.clear()
         self.partner_requests.clear()
+        self.temppass.clear()
         self.buckets.clear()
         self.faults.clear()
 
@@ -164,4 +188,5 @@ class State:
             "sessions": len(self.sessions),
             "profiles": len(self.profiles),
             "partner_requests": len(self.partner_requests),
+            "temppass_uses": len(self.temppass),
         }
