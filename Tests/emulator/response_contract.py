@@ -14,7 +14,8 @@ from typing import Any
 
 from jsonschema import Draft4Validator
 
-from validate_requests import find_operation
+from v1_contract import v1_response_problems
+from validate_requests import V1_PREFIXES, find_operation
 
 JSON_CONTENT_TYPE = "application/json;charset=UTF-8"
 EEC_FIELDS = ("action", "status", "code", "message", "helpUrl", "trace")
@@ -79,6 +80,8 @@ def response_problems(method: str, path: str, status: int, headers: dict[str, st
         ok = content_type.startswith("text/html") and b"429 Too Many Requests" in body
         ok = ok and headers.get("retry-after") == "1"
         return [] if ok else ["429 must be text/html with Retry-After: 1"]
+    if path.startswith(V1_PREFIXES):
+        return v1_response_problems(method, path, status, headers, body)
     op, path_known = find_operation(method, path)
     if op is None:
         expected = 405 if path_known else 404

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check logged requests against Adobe's OpenAPI files (restApiV2.json, dcrApi.json).
+"""Check logged requests against Adobe's OpenAPI files (restApiV2.json, dcrApi.json), and REST
+API V1 requests against the V1 endpoint table (aepass/v1/spec.py; Adobe has no V1 OpenAPI file).
 
     python3 validate_requests.py LOG.jsonl [LOG2.jsonl ...] [--spec-dir DIR]
 
@@ -28,9 +29,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from jsonschema import Draft4Validator
 
+from aepass.v1.spec import request_problems as v1_request_problems
+
 SPEC_DIR = Path(__file__).resolve().parent / "openapi"
 FORM_TYPE = "application/x-www-form-urlencoded"
 TOKEN_OPERATION = "generateAccessTokenUsingPOST"
+V1_PREFIXES = ("/api/v1/", "/reggie/v1/")
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
@@ -205,6 +209,10 @@ def validate_entry(entry: dict[str, Any], spec_dir: str = str(SPEC_DIR)) -> list
         return []
     method, path = entry.get("method", ""), entry.get("path", "")
     label = f"#{entry.get('seq', '?')} {method} {path}"
+    if path.startswith(V1_PREFIXES):  # no OpenAPI file for V1: Adobe's documented parameters
+        headers = {k.lower(): v for k, v in (entry.get("headers") or {}).items()}
+        problems = v1_request_problems(method, path, entry.get("query") or "", headers, entry.get("body") or "")
+        return [f"{label} {p}" for p in problems]
     op, path_known = find_operation(method, path, spec_dir)
     if op is None:
         reason = "method not allowed by" if path_known else "no path in"

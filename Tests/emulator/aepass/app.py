@@ -103,7 +103,7 @@ class App:
     @staticmethod
     def _log_entry(req: Request, route: Route | None, response: Response,
                    started_ms: int, started: float) -> dict[str, Any]:
-        is_api = route.is_api if route else req.path.startswith(("/api/", "/o/"))
+        is_api = route.is_api if route else req.path.startswith(("/api/", "/o/", "/reggie/"))
         entry = {
             "t_ms": started_ms,
             "method": req.method,

@@ -68,6 +68,9 @@ class Requestor:
     name: str
     domains: tuple[str, ...]
     mvpds: tuple[Mvpd, ...]
+    # TempPass pseudo-MVPDs: listed and usable by REST API V1 only (the V2 TempPass flow is not
+    # emulated, so V2's configuration does not offer them).
+    temp_passes: tuple[Mvpd, ...] = ()
 
     def mvpd(self, mvpd_id: str) -> Mvpd | None:
         return next((m for m in self.mvpds if m.id == mvpd_id), None)
@@ -87,12 +90,16 @@ class Requestor:
             return None
         return next((m for m in self.mvpds if m.platform_mapping_id == platform_id), None)
 
-    def configuration(self, base_url: str) -> dict[str, Any]:
+    def temp_pass(self, mvpd_id: str) -> Mvpd | None:
+        return next((m for m in self.temp_passes if m.id == mvpd_id), None)
+
+    def configuration(self, base_url: str, with_temp_passes: bool = False) -> dict[str, Any]:
+        mvpds = self.mvpds + (self.temp_passes if with_temp_passes else ())
         return {
             "id": self.id,
             "name": self.name,
             "domains": [{"name": d, "mvpdInitiated": False} for d in self.domains],
-            "mvpds": [m.configuration(base_url) for m in self.mvpds],
+            "mvpds": [m.configuration(base_url) for m in mvpds],
         }
 
 
@@ -135,9 +142,13 @@ REQUESTORS: dict[str, Requestor] = {
             Mvpd("flexibleTempPass", "Promotional Temp Pass", has_logout_endpoint=False,
                  auth_per_aggregator=True, temp_pass=TempPassRule(ttl_s=600, promotional=True, resources=5)),
         ),
+        temp_passes=(
+            Mvpd("TempPass", "Temp-Pass", has_logout_endpoint=False, auth_per_aggregator=True,
+                 config_fields=MappingProxyType({"isTempPass": True})),
+        ),
     ),
 }
 
 
 def all_mvpds() -> dict[str, Mvpd]:
-    return {m.id: m for r in REQUESTORS.values() for m in r.mvpds}
+    return {m.id: m for r in REQUESTORS.values() for m in r.mvpds + r.temp_passes}

@@ -78,7 +78,7 @@ def live_session(state: State, req: Request, now: int) -> Session:
     expired code -> invalid_authentication_session.
     """
     session = state.sessions.get(req.path_params["code"])
-    if session is None or session.service_provider != req.path_params["serviceProvider"]:
+    if session is None or session.v1 or session.service_provider != req.path_params["serviceProvider"]:
         raise ApiError("invalid_parameter_code", "unknown authentication code")
     if session.expired(now):
         raise ApiError("invalid_authentication_session", "the authentication code has expired")

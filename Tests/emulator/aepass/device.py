@@ -35,22 +35,23 @@ def valid_device_identifier(value: str | None) -> bool:
     return bool(match) and bool(_b64decode(match.group(1)))
 
 
-def device_info_problem(value: str | None) -> str | None:
-    """Why an X-Device-Info value is unusable, or None when it is valid."""
+def device_info_problem(value: str | None, required: tuple[str, ...] = REQUIRED_DEVICE_INFO,
+                        name: str = "X-Device-Info") -> str | None:
+    """Why a device information value (X-Device-Info, or V1's device_info) is unusable, or None."""
     if not value:
-        return "X-Device-Info is missing"
+        return f"{name} is missing"
     raw = _b64decode(value.strip())
     if raw is None:
-        return "X-Device-Info is not standard Base64"
+        return f"{name} is not standard Base64"
     try:
         info = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        return "X-Device-Info does not decode to JSON"
+        return f"{name} does not decode to JSON"
     if not isinstance(info, dict):
-        return "X-Device-Info does not decode to a JSON object"
-    missing = [k for k in REQUIRED_DEVICE_INFO if not isinstance(info.get(k), str) or not info[k]]
+        return f"{name} does not decode to a JSON object"
+    missing = [k for k in required if not isinstance(info.get(k), str) or not info[k]]
     if missing:
-        return "X-Device-Info lacks required string attributes: " + ", ".join(missing)
+        return f"{name} lacks required string attributes: " + ", ".join(missing)
     return None
 
 

@@ -138,14 +138,16 @@ class ApiError(HttpError):
 
 
 class DcrError(HttpError):
-    """A DCR error: HTTP 400 with an OAuth-style body {"error": "<code>"}."""
+    """A DCR error: an OAuth-style body {"error": "<code>"}, HTTP 400 unless told otherwise
+    (V1 answers a bad bearer with 401 access_denied, a revoked client with 403 invalid_client)."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, status: int = 400) -> None:
         super().__init__(code)
         self.code = code
+        self.status = status
 
     def response(self) -> Response:
-        return json_response(400, {"error": self.code})
+        return json_response(self.status, {"error": self.code})
 
 
 class PageError(HttpError):

@@ -202,19 +202,8 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
     if profile:
         return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
                                                    str(uuid.uuid4())))
-    request_id = "_" + secrets.token_hex(16)
-    attribute_names = mvpd.required_metadata_fields
-    state.partner_requests[request_id] = PartnerRequest(
-        request_id=request_id,
-        client_id=caller.token.client_id,
-        device_id=device.device_id,
-        service_provider=sp,
-        mvpd=mvpd.id,
-        provider_id=mvpd.platform_mapping_id or mvpd.id,
-        attribute_names=attribute_names,
-        expires_ms=caller.now + state.ttl_ms("code_ttl_s"),
-    )
-    saml = simulated_saml.saml_request(request_id, sp, mvpd.id, SAML_ISSUER)
+    request = new_partner_request(state, caller.token.client_id, device.device_id, caller.requestor, mvpd,
+                                  caller.now)
     return json_response(200, {
         "actionName": "partner_profile",
         "actionType": "direct",
@@ -225,10 +214,33 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
         "serviceProvider": sp,
         "authenticationRequest": {
             "type": "saml",
-            "request": base64.b64encode(saml.encode("utf-8")).decode("ascii"),
-            "attributesNames": attribute_names,
+            "request": saml_request_payload(request),
+            "attributesNames": request.attribute_names,
         },
     })
+
+
+def new_partner_request(state: State, client_id: str, device_id: str, requestor: Requestor, mvpd: Mvpd,
+                        now: int) -> PartnerRequest:
+    """Remember a new SAML attribute query for the platform (V2 sessions/sso, V1 profile-requests)."""
+    request = PartnerRequest(
+        request_id="_" + secrets.token_hex(16),
+        client_id=client_id,
+        device_id=device_id,
+        service_provider=requestor.id,
+        mvpd=mvpd.id,
+        provider_id=mvpd.platform_mapping_id or mvpd.id,
+        attribute_names=mvpd.required_metadata_fields,
+        expires_ms=now + state.ttl_ms("code_ttl_s"),
+    )
+    state.partner_requests[request.request_id] = request
+    return request
+
+
+def saml_request_payload(request: PartnerRequest) -> str:
+    """Base64 of the SAML attribute query: what the client hands to the platform unchanged."""
+    saml = simulated_saml.saml_request(request.request_id, request.service_provider, request.mvpd, SAML_ISSUER)
+    return base64.b64encode(saml.encode("utf-8")).decode("ascii")
 
 
 # --- POST /profiles/sso/{partner} -------------------------------------------------------------
@@ -242,23 +254,44 @@ def raw_form_value(body: str, name: str) -> str | None:
     return None
 
 
+class SamlRefused(ValueError):
+    """Why a SAMLResponse is refused (the text goes into the error's details)."""
+
+
 def _saml_invalid(details: str) -> ApiError:
     return ApiError("invalid_parameter_saml_response", details)
 
 
-def _decoded_saml(req: Request) -> str:
+def decoded_saml_response(body: str) -> str:
+    """The SAMLResponse of a form body: percent-decoded once, then strictly Base64-decoded."""
     try:
-        value = raw_form_value(req.text(), "SAMLResponse")
+        value = raw_form_value(body, "SAMLResponse")
     except UnicodeDecodeError:
-        raise _saml_invalid("SAMLResponse does not percent-decode to UTF-8") from None
+        raise SamlRefused("SAMLResponse does not percent-decode to UTF-8") from None
     if not value:
-        raise _saml_invalid("the SAMLResponse form parameter is missing")
+        raise SamlRefused("the SAMLResponse form parameter is missing")
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise _saml_invalid(
+        raise SamlRefused(
             "SAMLResponse, percent-decoded once, is not standard Base64 of UTF-8 text "
             "(encoded twice, or '+' sent as a space?)") from None
+
+
+def answered_request(state: State, text: str, client_id: str, device_id: str | None, sp: str,
+                     now: int) -> PartnerRequest:
+    """The pending request a SAML response answers (`InResponseTo`), of this caller, unexpired.
+
+    `device_id` None: any device (V1's profile request names no device)."""
+    found = _IN_RESPONSE_TO.search(text)
+    pending = state.partner_requests.get(found.group(1)) if found else None
+    if pending is None or (pending.client_id, pending.service_provider) != (client_id, sp) or (
+            device_id is not None and pending.device_id != device_id):
+        raise SamlRefused("the SAML response answers no pending authentication request "
+                          "of this client and device")
+    if pending.expired(now):
+        raise SamlRefused("the authentication request this SAML response answers has expired")
+    return pending
 
 
 def _difference(got: str, expected: str) -> str:
@@ -267,6 +300,20 @@ def _difference(got: str, expected: str) -> str:
     return (f"the SAML response is not the platform's response after the cookbook clean-up "
             f"(lengths {len(got)} and {len(expected)}); first difference at character {index}: "
             f"got {got[start:index + 20]!r}, expected {expected[start:index + 20]!r}")
+
+
+def accept_platform_response(state: State, text: str, pending: PartnerRequest) -> str:
+    """Check that `text` is exactly the platform's cleaned-up answer to `pending`, consume the
+    request, and return the viewer's user id (the SAML NameID)."""
+    raw = simulated_saml.saml_response(pending.request_id, pending.provider_id, pending.attribute_names)
+    expected = simulated_saml.clean_saml_response(raw)
+    if text != expected:
+        if text == raw:
+            raise SamlRefused("the SAML response was not cleaned up (blanks, newlines, trim)")
+        raise SamlRefused(_difference(text, expected))
+    del state.partner_requests[pending.request_id]
+    name_id = _NAME_ID.search(text)
+    return name_id.group(1) if name_id else simulated_saml.user_id(pending.provider_id)
 
 
 def create_partner_profile(state: State, req: Request) -> Response:
@@ -278,32 +325,24 @@ def create_partner_profile(state: State, req: Request) -> Response:
     verdict = judge(read_framework_status(req), caller.requestor, caller.now)
     if verdict.code or verdict.mvpd is None:
         raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)
-    text = _decoded_saml(req)
-    found = _IN_RESPONSE_TO.search(text)
-    pending = state.partner_requests.get(found.group(1)) if found else None
-    if pending is None or (pending.client_id, pending.device_id, pending.service_provider) != (
-            caller.token.client_id, device.device_id, caller.requestor.id):
-        raise _saml_invalid("the SAML response answers no pending authentication request "
-                            "of this client and device")
-    if pending.expired(caller.now):
-        raise _saml_invalid("the authentication request this SAML response answers has expired")
+    try:
+        text = decoded_saml_response(req.text())
+        pending = answered_request(state, text, caller.token.client_id, device.device_id,
+                                   caller.requestor.id, caller.now)
+    except SamlRefused as problem:
+        raise _saml_invalid(str(problem)) from None
     if pending.mvpd != verdict.mvpd.id:
         raise ApiError("invalid_header_pfs_provider_id_mismatch",
                        f"the PFS provider maps to {verdict.mvpd.id!r}, the authentication "
                        f"request was for {pending.mvpd!r}")
-    raw = simulated_saml.saml_response(pending.request_id, pending.provider_id, pending.attribute_names)
-    expected = simulated_saml.clean_saml_response(raw)
-    if text != expected:
-        if text == raw:
-            raise _saml_invalid("the SAML response was not cleaned up (blanks, newlines, trim)")
-        raise _saml_invalid(_difference(text, expected))
-    del state.partner_requests[pending.request_id]
+    try:
+        user_id = accept_platform_response(state, text, pending)
+    except SamlRefused as problem:
+        raise _saml_invalid(str(problem)) from None
     if degradation.rule(state, pending.mvpd) == degradation.AUTHN_ALL:
         # Degraded meanwhile: Adobe answers its degraded profile, 200 (`partner_sso.profile:2`).
         degraded = degradation.authenticate_all(state, caller.profile_key(device.device_id, pending.mvpd), caller.now)
         return json_response(200, {"profiles": {pending.mvpd: degraded.to_json()}})
-    name_id = _NAME_ID.search(text)
-    user_id = name_id.group(1) if name_id else simulated_saml.user_id(pending.provider_id)
     key = caller.profile_key(device.device_id, pending.mvpd)
     profile = Profile(
         key=key,

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import configuration, control, dcr, decisions, logout, pages, partner, profiles, sessions
+from .paths import template_regex
 from .requestlog import RequestLog
 from .state import State
 from .throttle import THROTTLED_PREFIXES
+from .v1.routes import V1_ROUTES
 from .web import Request, Response
 
 Handler = Callable[[State, Request], Response]
@@ -22,12 +24,14 @@ class Route:
     method: str
     template: str  # e.g. "/api/v2/{serviceProvider}/sessions/{code}"
     handler: Handler
-    operation: str | None  # OpenAPI operationId, PAGE, or None for control calls
+    operation: str | None  # OpenAPI operationId, V1 operation name, PAGE, or None for control calls
+    # REST API V1: the path may end in `.json` / `.xml` to choose the answer's format
+    # (path parameter `_format`).
+    format_suffix: bool = False
     regex: re.Pattern[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.template))
-        object.__setattr__(self, "regex", re.compile(f"^{pattern}$"))
+        object.__setattr__(self, "regex", template_regex(self.template, self.format_suffix))
 
     @property
     def is_control(self) -> bool:
@@ -64,6 +68,8 @@ def build_routes(log: RequestLog) -> list[Route]:
         Route("POST", f"{v2}/decisions/authorize/{{mvpd}}", decisions.authorize,
               "retrieveAuthorizeDecisionsForMvpdUsingPOST"),
         Route("GET", f"{v2}/logout/{{mvpd}}", logout.logout, "getLogoutForMvpdUsingGET"),
+        *(Route(method, template, handler, operation, format_suffix=True)
+          for method, template, handler, operation in V1_ROUTES),
         Route("GET", "/_emulator/mvpd/login", pages.login_page, PAGE),
         Route("POST", "/_emulator/mvpd/login", pages.login_submit, PAGE),
         Route("GET", "/_emulator/logos/{file}", pages.logo, PAGE),

@@ -107,7 +107,7 @@ def start_authentication(state: State, req: Request) -> Response:
     if sp not in REQUESTORS:
         raise PageError(400, f"Unknown service provider {sp!r}.")
     session = state.sessions.get(req.path_params["code"])
-    if session is None or session.service_provider != sp:
+    if session is None or session.v1 or session.service_provider != sp:
         raise PageError(400, "Unknown authentication code.")
     if session.expired(now_ms()):
         raise PageError(400, "This authentication code has expired. Start again on your TV.")

@@ -18,6 +18,10 @@ from .throttle import TokenBuckets
 SESSION_PARAMETERS = ("mvpd", "domainName", "redirectUrl")
 CODE_ALPHABET = string.ascii_uppercase + string.digits
 CODE_LENGTH = 7
+# The `client_id` of the profiles that hold REST API V1 authN tokens. V1 keeps tokens per
+# (requestor, deviceId), whichever client asks (rest-api-v1.md §7 "Storage"); DCR client ids
+# never contain ':', so these keys cannot collide with V2 profiles.
+V1_CLIENT = "v1:"
 
 
 def now_ms() -> int:
@@ -87,6 +91,7 @@ class Session:
     not_after: int
     auto_login_at: int | None = None
     profile_key: ProfileKey | None = None  # set once the login through this code completes
+    v1: bool = False  # a REST API V1 registration code (its login creates a V1 authN token)
 
     def expired(self, now: int) -> bool:
         return now >= self.not_after
@@ -95,7 +100,8 @@ class Session:
         return [p for p in SESSION_PARAMETERS if not self.params.get(p)]
 
     def key_for(self, mvpd: str) -> ProfileKey:
-        return ProfileKey(self.client_id, self.device_id, self.service_provider, mvpd)
+        client_id = V1_CLIENT if self.v1 else self.client_id
+        return ProfileKey(client_id, self.device_id, self.service_provider, mvpd)
 
 
 @dataclass
@@ -137,6 +143,24 @@ class TempPassUse:
         return max(0, self.resources_limit - len(self.used_assets))
 
 
+class AuthzKey(NamedTuple):
+    requestor: str
+    device_id: str
+    resource: str
+
+
+@dataclass
+class AuthzToken:
+    """A REST API V1 authZ token: the cached decision of /api/v1/authorize for one resource."""
+
+    key: AuthzKey
+    mvpd: str
+    expires_ms: int
+
+    def valid(self, now: int) -> bool:
+        return now < self.expires_ms
+
+
 @dataclass
 class State:
     config: dict[str, Any]
@@ -148,6 +172,9 @@ class State:
     profiles: dict[ProfileKey, Profile] = field(default_factory=dict)
     partner_requests: dict[str, PartnerRequest] = field(default_factory=dict)
     temppass: dict[TempPassKey, TempPassUse] = field(default_factory=dict)
+    authz_tokens: dict[AuthzKey, AuthzToken] = field(default_factory=dict)  # V1
+    # V1 TempPass: (requestor, deviceId, TempPass MVPD) -> when that device's TempPass ends.
+    temp_passes: dict[tuple[str, str, str], int] = field(default_factory=dict)
     faults: FaultSet = field(default_factory=FaultSet)
 
     def forget_everything(self) -> None:
@@ -157,6 +184,8 @@ class State:
         self.profiles.clear()
         self.partner_requests.clear()
         self.temppass.clear()
+        self.authz_tokens.clear()
+        self.temp_passes.clear()
         self.buckets.clear()
         self.faults.clear()
 
@@ -189,4 +218,6 @@ class State:
             "profiles": len(self.profiles),
             "partner_requests": len(self.partner_requests),
             "temppass_uses": len(self.temppass),
+            "authz_tokens": len(self.authz_tokens),
+            "temp_passes": len(self.temp_passes),
         }

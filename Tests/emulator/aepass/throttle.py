@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .web import Request
 
-THROTTLED_PREFIXES = ("/api/v2/", "/o/client/")
+THROTTLED_PREFIXES = ("/api/v2/", "/o/client/", "/api/v1/", "/reggie/v1/")
 
 TOO_MANY_REQUESTS_HTML = (
     "<html><head><title>429 Too Many Requests</title></head><body><center>"
