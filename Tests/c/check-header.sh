@@ -169,8 +169,10 @@ if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$root/Include" Tests/c/smoke.
         # Debian 12's valgrind (3.19) cannot read the DWARF 5 the Swift toolchain emits and gives
         # up on the whole run, so it gets a copy without debug info (LD_LIBRARY_PATH beats RUNPATH).
         # Leak checking is off: the Swift runtime keeps "possibly lost" allocations by design.
+        # The copy goes under the name the program asks for: the SONAME when the library has one.
+        soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
         mkdir -p "$tmp/vg"
-        objcopy --strip-debug "$lib" "$tmp/vg/libaccessenabler.so"
+        objcopy --strip-debug "$lib" "$tmp/vg/${soname:-libaccessenabler.so}"
         if LD_LIBRARY_PATH=$tmp/vg valgrind -q --error-exitcode=9 --leak-check=no "$tmp/smoke" \
             >"$tmp/vg.out" 2>&1; then
             ok "smoke test under valgrind: no invalid reads/writes"
