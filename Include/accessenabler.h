@@ -76,7 +76,7 @@ extern "C" {
 /**
  * The library's version as "MAJOR.MINOR.PATCH".
  *
- * Ownership: static; do not free. Thread: any. Callback: none.
+ * @return The version text. Ownership: static; do not free. Thread: any. Callback: none.
  * Check `ae_version_number() == AE_VERSION_NUMBER` at start-up to catch a header/library mismatch.
  */
 AE_API const char *ae_version_string(void);
@@ -84,7 +84,7 @@ AE_API const char *ae_version_string(void);
 /**
  * The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (compare with AE_VERSION_NUMBER).
  *
- * Ownership: n/a. Thread: any. Callback: none.
+ * @return The version number. Ownership: n/a. Thread: any. Callback: none.
  */
 AE_API int32_t ae_version_number(void);
 
@@ -109,7 +109,7 @@ enum {
  * A short English description of a status code ("invalid argument", ...); "unknown status" for
  * values this library does not know.
  *
- * Ownership: static; do not free. Thread: any. Callback: none.
+ * @return The description. Ownership: static; do not free. Thread: any. Callback: none.
  */
 AE_API const char *ae_status_string(int32_t status);
 
@@ -120,7 +120,7 @@ AE_API const char *ae_status_string(int32_t status);
  * ae_client_destroy, ae_string_free, this function) leave it as it is. A bad handle is reported
  * before a bad argument.
  *
- * Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
+ * @return The message, or NULL. Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
  * belongs to the thread that made the failed call). Callback: none.
  */
 AE_API char *ae_last_error_message(void);
@@ -575,7 +575,7 @@ AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, con
  *
  * Callback: set_authentication_status (1, "") or (0, AE_USER_NOT_AUTHENTICATED_ERROR), then
  * send_tracking_data(AE_TRACKING_AUTHENTICATION).
- * Ownership: n/a. Thread: any. Returns AE_OK, AE_E_NO_REQUESTOR, AE_E_INVALID_HANDLE.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_check_authentication(ae_client *client);
 
@@ -592,6 +592,7 @@ AE_API int32_t ae_check_authentication(ae_client *client);
  *                     for other generic data).
  * @param filter_json  NULL or {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]} (partner picker
  *                     filter; ignored when no partner framework is configured).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (data or filter not an object).
  * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, const char *data_json,
@@ -603,6 +604,7 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
  * set_authentication_status(0, AE_PROVIDER_NOT_SELECTED_ERROR) follows.
  *
  * @param mvpd_id  An MVPD id from the dialog, or NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (empty id).
  * Callback: status REGCODE / navigate_to_url, then set_authentication_status; send_tracking_data
  * (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
  */
@@ -610,6 +612,7 @@ AE_API int32_t ae_set_selected_provider(ae_client *client, const char *mvpd_id);
 
 /**
  * getSelectedProvider. Callback: selected_provider(mvpd_json or NULL).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR.
  * Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_get_selected_provider(ae_client *client);
@@ -620,6 +623,7 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  *
  * @param resource   Resource id or MRSS text. Not NULL, not empty.
  * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
  * Callback: set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
  * send_tracking_data(AE_TRACKING_AUTHORIZATION). Ownership: copied. Thread: any.
  */
@@ -630,7 +634,7 @@ AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, c
  * getAuthentication first when the viewer is not authenticated.
  *
  * Callback: as ae_check_authorization, plus the getAuthentication callbacks when a login is needed.
- * Ownership: copied. Thread: any.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG. Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, const char *data_json);
 
@@ -640,6 +644,7 @@ AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, con
  *
  * @param resources_json  JSON array of resource ids (strings). Not NULL.
  * @param cache           Non-zero: answer from the SDK's cache where it can (5 minutes).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not an array of strings).
  * Callback: preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
  * with a `status` P100 on error). Ownership: copied. Thread: any.
  */
@@ -651,6 +656,7 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
  * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
  *                  (opcode 3; "tokenSource" gives the profile's source: "Apple" for Apple SSO, else the
  *                  issuer)}. Not NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a key object).
  * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
@@ -661,7 +667,7 @@ AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
  * logout page its URL comes first in a `status` {"errorId": "LOGOUT", "url"} (or navigate_to_url in
  * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached.
  *
- * Ownership: n/a. Thread: any.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_logout(ae_client *client);
 
@@ -670,6 +676,7 @@ AE_API int32_t ae_logout(ae_client *client);
  * that opened the REGCODE URL itself); the SDK completes the login from the pending code.
  *
  * @param url  The intercepted URL. Not NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
  * Callback: set_authentication_status (1, or 0 when no login was pending or it failed).
  * Ownership: copied. Thread: any.
  */
@@ -690,6 +697,7 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  * @param request_json  {"resources": [...], "disableFeatures": ["LOCAL_CACHE", "REMOTE_CACHE"]?}. Not NULL.
  * @param callback      Called exactly once with the response. Not NULL.
  * @param user_data     Passed back to `callback`.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a request, or no callback).
  * Ownership: copied. Thread: any. Callback: `callback` (not a delegate callback, as on iOS where the
  * response goes to the call's own AccessEnablerCallback).
  */
