@@ -18,6 +18,16 @@ import Testing
         return try AccessEnabler(settings: settings)
     }
 
+    /// A client with a recording delegate, its setRequestor done.
+    func readyClient(_ emulator: EmulatorProcess) async throws -> (AccessEnabler, Recorder) {
+        let enabler = try enabler(emulator)
+        let recorder = Recorder()
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        try await enabler.async.setRequestor("REF30")
+        return (enabler, recorder)
+    }
+
     /// getAuthentication with the viewer logging in on the "second screen" when the code shows.
     func logIn(_ enabler: AccessEnabler, _ emulator: EmulatorProcess, mvpd: String = "Cablevision") async throws {
         try await enabler.async.getAuthentication(selectProvider: { mvpds in
@@ -112,11 +122,8 @@ import Testing
     /// async call gets the answer for its own resource or key.
     @Test func concurrentCallsGetTheirOwnAnswers() async throws {
         let emulator = try EmulatorProcess()
-        let enabler = try enabler(emulator)
-        let recorder = Recorder()
-        enabler.delegate = recorder
+        let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
-        try await enabler.async.setRequestor("REF30")
         try await logIn(enabler, emulator)
 
         let resources = ["LIVE", "PREMIUM-DENIED", "MOVIES", "SPORTS"]
@@ -148,8 +155,7 @@ import Testing
 
     @Test func shutdownEndsTheCallsThatWait() async throws {
         let emulator = try EmulatorProcess()
-        let enabler = try enabler(emulator)
-        try await enabler.async.setRequestor("REF30")
+        let (enabler, _) = try await readyClient(emulator)
         let codeShown = AsyncStream.makeStream(of: Void.self)
         let login = Task {
             try await enabler.async.getAuthentication(selectProvider: { _ in "Cablevision" },
@@ -165,11 +171,8 @@ import Testing
 
     @Test func cancellingALoginCancelsItForTheDelegateToo() async throws {
         let emulator = try EmulatorProcess()
-        let enabler = try enabler(emulator)
-        let recorder = Recorder()
-        enabler.delegate = recorder
+        let (enabler, recorder) = try await readyClient(emulator)
         defer { enabler.shutdown() }
-        try await enabler.async.setRequestor("REF30")
         let codeShown = AsyncStream.makeStream(of: Void.self)
         let login = Task {
             try await enabler.async.getAuthentication(selectProvider: { _ in "Spectrum" },
@@ -185,9 +188,8 @@ import Testing
 
     @Test func aCallThatWouldWaitForTheCallItIsPartOfIsRefused() async throws {
         let emulator = try EmulatorProcess()
-        let enabler = try enabler(emulator)
+        let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
-        try await enabler.async.setRequestor("REF30")
         let nested = Locked<[String]>([])
         await #expect(throws: AuthenticationError.self) {
             try await enabler.async.getAuthentication(selectProvider: { _ in
