@@ -414,7 +414,10 @@ class Client:
     def __del__(self):
         # The callbacks die with this object: the client must go first (destroy waits for a
         # running callback, and returns at once when called from one).
-        self.close()
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: the module may be half torn down
+            pass
 
     def __enter__(self):
         return self
