@@ -5,7 +5,7 @@ import Testing
 
 /// The async calls (`enabler.async`) against the emulator over HTTP: the whole flow, the named
 /// errors, concurrent calls matched to their own answers, shutdown, cancellation, event-loop mode.
-@Suite(.serialized) struct AsyncTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AsyncTests {
     static let softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImFzeW5jIn0.c2ln"
 
     func enabler(_ emulator: EmulatorProcess, mode: CallbackMode = .thread) throws -> AccessEnabler {
@@ -110,6 +110,16 @@ import Testing
         }
         #expect(cancelled?.errorCode == AccessEnablerErrorCode.providerNotSelected)
         #expect(cancelled?.status?.errorID == "N005")
+        // A refused choice ends its login before the call returns: the next call gets its own answer.
+        for _ in 0..<5 {
+            await #expect(throws: AccessEnablerError.invalidArgument("mvpd_id is empty (pass NULL to cancel)")) {
+                try await enabler.async.getAuthentication(selectProvider: { _ in "" })
+            }
+            let unknown = await #expect(throws: AuthenticationError.self) {
+                try await enabler.async.getAuthentication(selectProvider: { _ in "NOT-AN-MVPD" })
+            }
+            #expect(unknown?.errorCode == AccessEnablerErrorCode.genericAuthentication && unknown?.status?.errorID == "N500")
+        }
 
         try await logIn(enabler, emulator)
         let denied = await #expect(throws: AuthorizationError.self) { try await enabler.async.getAuthorization("PREMIUM-DENIED") }

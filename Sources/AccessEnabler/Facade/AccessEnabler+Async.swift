@@ -57,7 +57,8 @@ public struct AsyncAccessEnabler: Sendable {
     /// logged in on another device. (In browser mode the delegate's `navigate(toUrl:)` gets the
     /// login URL and the host calls `handleExternalURL`; with a partner framework the platform's
     /// picker may answer instead of `selectProvider`.)
-    /// - Throws: `AuthenticationError` (cancelled: `providerNotSelected`; code expired: N130).
+    /// - Throws: `AuthenticationError` (cancelled: `providerNotSelected`; code expired: N130);
+    ///   `AccessEnablerError` when `setSelectedProvider` refuses the choice (an empty id).
     public func getAuthentication(forceAuthn: Bool = false, withData data: JSONValue? = nil,
                                   andFilter filter: JSONValue? = nil,
                                   selectProvider: @escaping @Sendable ([MVPD]) async -> String?,
@@ -70,7 +71,12 @@ public struct AsyncAccessEnabler: Sendable {
                 switch event {
                 case .displayProviderDialog(let mvpds):
                     let choice = await selectProvider(mvpds)
-                    try? client.setSelectedProvider(choice)  // refused only when shut down: the stream ends
+                    do {
+                        try client.setSelectedProvider(choice)
+                    } catch {
+                        await cancelLogin()  // a refused choice ("") ends the login it answered
+                        throw error
+                    }
                 case .status(let status):
                     if let code = RegistrationCode(status) { await showCode(code) } else { lastStatus = status }
                 case .setAuthenticationStatus(let status, let code):
@@ -80,8 +86,25 @@ public struct AsyncAccessEnabler: Sendable {
                     continue
                 }
             }
-            if Task.isCancelled { try? client.setSelectedProvider(nil) }  // ends the login, for every waiter
+            if Task.isCancelled { await cancelLogin() }
             throw Self.stoppedWaiting()
+        }
+    }
+
+    /// Ends the login in progress (setSelectedProvider(nil)) and waits until its last callback,
+    /// `setAuthenticationStatus(0, providerNotSelected)`, has been delivered: otherwise the next
+    /// exclusive call could take it for its own answer. Cancelled tasks wait too (one engine step).
+    private func cancelLogin() async {
+        let outcomes = client.outcomes
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let watcher = outcomes.watch({ event in
+                if case .setAuthenticationStatus(let status, let code) = event {
+                    status == AccessEnablerStatus.error && code == AccessEnablerErrorCode.providerNotSelected
+                } else {
+                    false
+                }
+            }, continuation)
+            do { try client.setSelectedProvider(nil) } catch { outcomes.unwatch(watcher) }  // refused: shut down
         }
     }
 

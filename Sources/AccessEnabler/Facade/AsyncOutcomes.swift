@@ -51,8 +51,15 @@ final class AsyncOutcomes: @unchecked Sendable {
         var calls: [Int: Call] = [:]
         var nextID = 0
         var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
+        var watchers: [Int: Watcher] = [:]
         var precedingStatus: AdvancedStatus?
         var closed = false
+    }
+
+    /// Waits for one callback, whatever the task (`watch`).
+    private struct Watcher {
+        let matches: @Sendable (Event) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
     }
 
     private let state = Locked(State())
@@ -146,11 +153,29 @@ final class AsyncOutcomes: @unchecked Sendable {
         state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
     }
 
+    /// Resumes `continuation` at the first callback that `matches` (or at `close`); not ended by
+    /// task cancellation. Returns an id for `unwatch`.
+    func watch(_ matches: @escaping @Sendable (Event) -> Bool, _ continuation: CheckedContinuation<Void, Never>) -> Int {
+        let id = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
+            state.nextID += 1
+            state.watchers[state.nextID] = Watcher(matches: matches, continuation: continuation)
+            return state.nextID
+        }
+        if id == nil { continuation.resume() }
+        return id ?? 0
+    }
+
+    /// Stops waiting (the callback will not come): resumes the watcher now.
+    func unwatch(_ id: Int) {
+        state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume()
+    }
+
     // MARK: Events and the end
 
     /// Sees every callback, on the callback thread, before the delegate does.
     func observe(_ event: Event) {
-        let (ended, subscribers) = state.withLock { state -> ((CheckedContinuation<Outcome, any Error>, Outcome)?, [AsyncStream<Event>.Continuation]) in
+        let (ended, subscribers, watchers) = state.withLock { state -> ((CheckedContinuation<Outcome, any Error>, Outcome)?, [AsyncStream<Event>.Continuation], [Watcher]) in
             let preceding = state.precedingStatus
             var ended: (CheckedContinuation<Outcome, any Error>, Outcome)?
             func end(_ line: Line, _ outcome: Outcome) {
@@ -178,28 +203,34 @@ final class AsyncOutcomes: @unchecked Sendable {
             case .sendTrackingData, .setAuthenticationStatus: break  // they sit between a status and its outcome
             default: state.precedingStatus = nil
             }
-            return (ended, Array(state.subscribers.values))
+            let matched = state.watchers.filter { $0.value.matches(event) }
+            for id in matched.keys { state.watchers[id] = nil }
+            return (ended, Array(state.subscribers.values), Array(matched.values))
         }
         if let (continuation, outcome) = ended { continuation.resume(returning: outcome) }
         for subscriber in subscribers { subscriber.yield(event) }
+        for watcher in watchers { watcher.continuation.resume() }
     }
 
     /// The client was shut down: every async caller stops waiting with `invalidHandle`.
     func close() {
-        let (waiting, subscribers) = state.withLock { state -> ([CheckedContinuation<Outcome, any Error>], [AsyncStream<Event>.Continuation]) in
+        let (waiting, subscribers, watchers) = state.withLock { state -> ([CheckedContinuation<Outcome, any Error>], [AsyncStream<Event>.Continuation], [Watcher]) in
             state.closed = true
             let waiting = state.calls.values.compactMap { call -> CheckedContinuation<Outcome, any Error>? in
                 if case .waiting(let continuation) = call { continuation } else { nil }
             }
             let subscribers = Array(state.subscribers.values)
+            let watchers = Array(state.watchers.values)
             state.calls = [:]
             state.lines = [:]
             state.subscribers = [:]
-            return (waiting, subscribers)
+            state.watchers = [:]
+            return (waiting, subscribers, watchers)
         }
         for continuation in waiting {
             continuation.resume(throwing: AccessEnablerError.invalidHandle("the client was shut down while the call waited"))
         }
         for subscriber in subscribers { subscriber.finish() }
+        for watcher in watchers { watcher.continuation.resume() }
     }
 }
