@@ -76,7 +76,7 @@ extern "C" {
 /**
  * The library's version as "MAJOR.MINOR.PATCH".
  *
- * Ownership: static; do not free. Thread: any. Callback: none.
+ * @return The version text. Ownership: static; do not free. Thread: any. Callback: none.
  * Check `ae_version_number() == AE_VERSION_NUMBER` at start-up to catch a header/library mismatch.
  */
 AE_API const char *ae_version_string(void);
@@ -84,7 +84,7 @@ AE_API const char *ae_version_string(void);
 /**
  * The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (compare with AE_VERSION_NUMBER).
  *
- * Ownership: n/a. Thread: any. Callback: none.
+ * @return The version number. Ownership: n/a. Thread: any. Callback: none.
  */
 AE_API int32_t ae_version_number(void);
 
@@ -111,7 +111,7 @@ enum {
  * A short English description of a status code ("invalid argument", ...); "unknown status" for
  * values this library does not know.
  *
- * Ownership: static; do not free. Thread: any. Callback: none.
+ * @return The description. Ownership: static; do not free. Thread: any. Callback: none.
  */
 AE_API const char *ae_status_string(int32_t status);
 
@@ -122,7 +122,7 @@ AE_API const char *ae_status_string(int32_t status);
  * ae_client_destroy, ae_string_free, this function) leave it as it is. A bad handle is reported
  * before a bad argument.
  *
- * Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
+ * @return The message, or NULL. Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
  * belongs to the thread that made the failed call). Callback: none.
  */
 AE_API char *ae_last_error_message(void);
@@ -622,7 +622,7 @@ AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, con
  * send_tracking_data(AE_TRACKING_AUTHENTICATION). A `status` comes first when it explains the answer:
  * N011 (info) for a TempPass profile, N010 (warning) for a degraded one (authenticate-all rule),
  * N111 (warning) with 0 when the selected MVPD's TempPass has expired or is used up.
- * Ownership: n/a. Thread: any. Returns AE_OK, AE_E_NO_REQUESTOR, AE_E_INVALID_HANDLE.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_check_authentication(ae_client *client);
 
@@ -642,6 +642,7 @@ AE_API int32_t ae_check_authentication(ae_client *client);
  *                     profile's decisions). Never logged. REST API V2 has no place for other data.
  * @param filter_json  NULL or {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]} (partner picker
  *                     filter; ignored when no partner framework is configured).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (data or filter not an object).
  * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, const char *data_json,
@@ -658,6 +659,7 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
  * configuration error). Under an authenticate-all degradation rule any MVPD authenticates at once, N010.
  *
  * @param mvpd_id  An MVPD id from the dialog, or NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (empty id).
  * Callback: status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
  * set_authentication_status; send_tracking_data (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
  */
@@ -665,6 +667,7 @@ AE_API int32_t ae_set_selected_provider(ae_client *client, const char *mvpd_id);
 
 /**
  * getSelectedProvider. Callback: selected_provider(mvpd_json or NULL).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR.
  * Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_get_selected_provider(ae_client *client);
@@ -675,6 +678,7 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  *
  * @param resource   Resource id or MRSS text. Not NULL, not empty.
  * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
  * Callback: set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
  * send_tracking_data(AE_TRACKING_AUTHORIZATION). A permit under a degradation rule comes with `status`
  * Z010 (warning), one under TempPass with Z011 (info), before set_token. A TempPass that is over gives
@@ -689,7 +693,7 @@ AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, c
  * getAuthentication first when the viewer is not authenticated.
  *
  * Callback: as ae_check_authorization, plus the getAuthentication callbacks when a login is needed.
- * Ownership: copied. Thread: any.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG. Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, const char *data_json);
 
@@ -699,6 +703,7 @@ AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, con
  *
  * @param resources_json  JSON array of resource ids (strings). Not NULL.
  * @param cache           Non-zero: answer from the SDK's cache where it can (5 minutes).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not an array of strings).
  * Callback: preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
  * with a `status` P100 on error). Ownership: copied. Thread: any.
  */
@@ -710,6 +715,7 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
  * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
  *                  (opcode 3; "tokenSource" gives the profile's source: "Apple" for Apple SSO, else the
  *                  issuer)}. Not NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a key object).
  * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
@@ -721,7 +727,7 @@ AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
  * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached. A TempPass
  * profile needs no request to Adobe (nor an MVPD logout page); its TempPass time keeps running.
  *
- * Ownership: n/a. Thread: any.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_logout(ae_client *client);
 
@@ -730,6 +736,7 @@ AE_API int32_t ae_logout(ae_client *client);
  * that opened the REGCODE URL itself); the SDK completes the login from the pending code.
  *
  * @param url  The intercepted URL. Not NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
  * Callback: set_authentication_status (1, or 0 when no login was pending or it failed).
  * Ownership: copied. Thread: any.
  */
@@ -750,6 +757,7 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  * @param request_json  {"resources": [...], "disableFeatures": ["LOCAL_CACHE", "REMOTE_CACHE"]?}. Not NULL.
  * @param callback      Called exactly once with the response. Not NULL.
  * @param user_data     Passed back to `callback`.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a request, or no callback).
  * Ownership: copied. Thread: any. Callback: `callback` (not a delegate callback, as on iOS where the
  * response goes to the call's own AccessEnablerCallback).
  */

@@ -1,37 +1,82 @@
 #!/usr/bin/env bash
-# Builds the Swift example player and runs it against the bundled Adobe Pass emulator.
-#   scripts/demo.sh                 unattended: the emulator's simulated viewer logs in after 3 s
-#   scripts/demo.sh --interactive   you choose the MVPD and log in with a browser at the printed URL
-#   scripts/demo.sh --partner signed-in:Comcast    a simulated platform SSO already signed in
-#   scripts/demo.sh --partner picker:Cablevision   the simulated platform picker, where the viewer picks
-#   scripts/demo.sh --mvpd TempPass_TEST40         TempPass: the free preview starts at once, no login
-#   scripts/demo.sh --mvpd flexibleTempPass --identity viewer@example.com   promotional TempPass
-# Other options go to the player (Examples/SwiftPlayer/main.swift).
+# Builds an example player and runs it against the bundled Adobe Pass emulator.
+#   scripts/demo.sh                  the Swift player, unattended: the emulator's simulated viewer logs in after 3 s
+#   scripts/demo.sh --interactive    you choose the MVPD and log in with a browser at the printed URL
+#   scripts/demo.sh --player c       the C player (Examples/CPlayer, event-loop mode, QR code): CMake builds and
+#                                    installs the package, then builds the player against the installed package
+#   scripts/demo.sh --player python  the Python player (Examples/PythonPlayer) on the release library
+#   scripts/demo.sh --partner signed-in:Comcast    (Swift player) a simulated platform SSO already signed in
+#   scripts/demo.sh --partner picker:Cablevision   (Swift player) the simulated platform picker, where the viewer picks
+#   scripts/demo.sh --mvpd TempPass_TEST40         (Swift player) TempPass: the free preview starts at once, no login
+#   scripts/demo.sh --mvpd flexibleTempPass --identity viewer@example.com   (Swift player) promotional TempPass
+# Other options go to the player. The C player's builds go to AE_CMAKE_BUILD_DIR (the package; default
+# build/cmake) and AE_DEMO_DIR (its install prefix and the player's build; default build/demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh build
 
-swift build -c release --product example-player
-player=$(swift build -c release --show-bin-path)/example-player
-
+player=swift
 interactive=false
-if [ "${1:-}" = --interactive ]; then
-    interactive=true
-    shift
-fi
-emulator_args=(--port 0 --quiet)
-$interactive || emulator_args+=(--auto-login-ms 3000)
-output=$(mktemp)
-python3 Tests/emulator/emulator.py "${emulator_args[@]}" >"$output" &
-emulator=$!
-trap 'kill $emulator 2>/dev/null; rm -f "$output"' EXIT
-for _ in $(seq 50); do grep -q LISTENING "$output" && break; sleep 0.1; done
-url=$(awk '/LISTENING/ {print $2}' "$output")
-[ -n "$url" ] || { echo "the emulator did not start" >&2; exit 1; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --player) player=${2:?--player takes swift, c or python}; shift 2 ;;
+        --interactive) interactive=true; shift ;;
+        *) break ;;
+    esac
+done
 
-storage=$(mktemp -d)/store.sqlite
-if $interactive; then
-    "$player" --base-url "$url" --storage "$storage" "$@"
-else
-    "$player" --base-url "$url" --storage "$storage" --unattended "$@"
-fi
+# quietly LABEL COMMAND...: the command's output only when it fails.
+quietly() {
+    local label=$1 log
+    shift
+    log=$(mktemp)
+    if ! "$@" >"$log" 2>&1; then
+        echo "demo: $label failed:" >&2
+        tail -n 40 "$log" >&2
+        rm -f "$log"
+        exit 1
+    fi
+    rm -f "$log"
+}
+
+case $player in
+    swift)
+        scripts/deps.sh build
+        swift build -c release --product example-player
+        command=("$(swift build -c release --show-bin-path)/example-player" --storage "$(mktemp -d)/store.sqlite")
+        $interactive || command+=(--unattended)
+        ;;
+    c)
+        scripts/deps.sh c-player
+        build=${AE_CMAKE_BUILD_DIR:-build/cmake}
+        demo=${AE_DEMO_DIR:-build/demo}
+        mkdir -p "$demo"
+        demo=$(cd "$demo" && pwd)
+        generator=()
+        if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+        echo "building the package (CMake, SwiftPM inside: a few minutes the first time) and installing it into $demo/prefix"
+        quietly "configure" cmake -S . -B "$build" "${generator[@]}"
+        quietly "build" cmake --build "$build"
+        quietly "install" cmake --install "$build" --prefix "$demo/prefix"
+        echo "building Examples/CPlayer against the installed package (find_package(AccessEnabler))"
+        quietly "configure the player" cmake -S Examples/CPlayer -B "$demo/c-player" "${generator[@]}" \
+            -DCMAKE_PREFIX_PATH="$demo/prefix" -DCPLAYER_WERROR=ON
+        quietly "build the player" cmake --build "$demo/c-player"
+        command=("$demo/c-player/c-player")
+        ! $interactive || command+=(--interactive)
+        ;;
+    python)
+        scripts/deps.sh build
+        swift build -c release -Xswiftc -static-stdlib --product accessenabler
+        export AE_LIBRARY=${AE_LIBRARY:-$PWD/.build/release/libaccessenabler.so}
+        command=(python3 Examples/PythonPlayer/player.py)
+        ! $interactive || command+=(--interactive)
+        ;;
+    *)
+        echo "demo: --player takes swift, c or python, not '$player'" >&2
+        exit 2
+        ;;
+esac
+
+emulator_args=()
+$interactive || emulator_args+=(--auto-login-ms 3000)
+exec scripts/with-emulator.sh "${emulator_args[@]}" -- "${command[@]}" --base-url {url} "$@"

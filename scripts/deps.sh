@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Debian packages the build and the tests need beyond the Swift toolchain. Installs the missing
 # ones when run as root (CI, containers); otherwise prints the command and fails.
-# Usage: scripts/deps.sh [build|test]
+# Usage: scripts/deps.sh [build|test|c-player]
+#   build     the library and the Swift and Python players
+#   c-player  + the CMake package and the C player (cmake, ninja, pkg-config, libqrencode)
+#   test      + everything scripts/test.sh runs (valgrind too); .ci/run installs the same list
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
-if [ "${1:-build}" = test ]; then
-    packages+=(cmake ninja-build pkg-config valgrind faketime)
-fi
+case ${1:-build} in
+    build) ;;
+    c-player) packages+=(cmake ninja-build pkg-config libqrencode-dev) ;;
+    test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime) ;;
+    *) echo "usage: scripts/deps.sh [build|test|c-player]" >&2; exit 2 ;;
+esac
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

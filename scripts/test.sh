@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# Runs every test: Swift (flows, decoders, store, the emulator over HTTP), the C header/export
-# and smoke checks, the Python ctypes suite on the release .so against the emulator, the
-# emulator's own suite, the example player, the CMake package, and finally the OpenAPI check of
-# every request the SDK sent to an emulator during the run.
+# Runs every test: Swift (flows, decoders, store, the callback and async APIs over HTTP against the
+# emulator), the C header/export and smoke checks, the Python package (pip-installed) and its
+# ctypes suite on the release .so against the emulator, the three example players (Swift, Python,
+# and C built against the installed CMake package), the CMake package itself, the emulator's own
+# suite, and the OpenAPI check of every request the SDK sent to an emulator during the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
 
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-export AE_EMULATOR_LOG_DIR="$logs"  # every emulator the SDK talks to logs its requests here
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export AE_EMULATOR_LOG_DIR="$work/logs"  # every emulator the SDK talks to logs its requests here
+mkdir -p "$AE_EMULATOR_LOG_DIR"
 
 step() { printf '\n==== %s\n' "$*"; }
+# expect_output LABEL OUTPUT PATTERN...: each pattern is in the output (else the output and exit 1).
+expect_output() {
+    local label=$1 output=$2 pattern
+    shift 2
+    for pattern in "$@"; do
+        if ! grep -q -- "$pattern" <<<"$output"; then
+            printf '%s\n%s: no "%s" in the output above\n' "$output" "$label" "$pattern" >&2
+            exit 1
+        fi
+    done
+    echo "$label: ok"
+}
 
 step "Swift tests (swift test)"
 swift build --build-tests
@@ -24,40 +38,40 @@ export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 step "C header, exports, ldd, smoke test"
 bash Tests/c/check-header.sh
 
-step "Python ctypes tests against the emulator"
+step "Python package (pip install ./Python) and the ctypes tests against the emulator"
+python3 -m pip install --quiet --disable-pip-version-check --target "$work/python" ./Python
+rm -rf Python/build Python/*.egg-info  # setuptools' leftovers of the in-tree build
+export PYTHONPATH="$work/python"       # the tests and the Python player import the installed package
 python3 -m pytest -q Tests/python
 
-step "example player against the emulator"
+step "example players against the emulator: Swift, Python"
 out=$(bash scripts/demo.sh)
-echo "$out" | tail -3
-grep -q "getAuthentication: authenticated" <<<"$out"
-grep -q "short media token" <<<"$out"
-grep -q "logout: done" <<<"$out"
+expect_output "Swift player" "$out" "getAuthentication: authenticated" "short media token" "logout: done"
 for partner in signed-in:Comcast picker:Cablevision; do
     out=$(bash scripts/demo.sh --partner "$partner")
-    grep -q "tokenSource: Apple" <<<"$out"
-    grep -q "short media token" <<<"$out"
-    echo "partner $partner: ok"
+    expect_output "Swift player, partner $partner" "$out" "tokenSource: Apple" "short media token"
 done
 for tempPass in "TempPass_TEST40" "flexibleTempPass --identity viewer@example.com"; do
     # shellcheck disable=SC2086  # the option and its value
     out=$(bash scripts/demo.sh --mvpd $tempPass)
-    grep -q "status N011 info" <<<"$out"
-    grep -q "status Z011 info" <<<"$out"
-    grep -q "short media token" <<<"$out"
-    grep -q "tokenSource: Adobe" <<<"$out"
-    grep -q "logout: done" <<<"$out"
+    expect_output "Swift player, TempPass ${tempPass%% *}" "$out" "status N011 info" "status Z011 info" \
+        "short media token" "tokenSource: Adobe" "logout: done"
     if grep -q "activation code" <<<"$out"; then echo "a TempPass must not show a code" >&2; exit 1; fi
-    echo "TempPass ${tempPass%% *}: ok"
 done
+out=$(bash scripts/demo.sh --player python)
+expect_output "Python player" "$out" "activation code" "short media token" "logout: done"
+
+step "CMake package (build, ctest, install, find_package, pkg-config, SONAME)"
+AE_CMAKE_BUILD_DIR="$work/cmake" bash Tests/c/check-cmake-package.sh
+
+step "C example player, built against the installed package, against the emulator"
+out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c)
+expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done"
 
 step "OpenAPI conformance of every request the SDK sent"
-python3 Tests/emulator/validate_requests.py "$logs"/*.jsonl
+python3 Tests/emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
 
 step "emulator tests (its answers against the OpenAPI files)"
 AE_EMULATOR_LOG_DIR= python3 -m pytest -q Tests/emulator
-
-step "CMake package (find_package, pkg-config)"
-AE_EMULATOR_LOG_DIR= bash Tests/c/check-cmake-package.sh
 
 step "all tests passed"

@@ -1,19 +1,27 @@
 # SPDX-License-Identifier: Apache-2.0
 """accessenabler: a thin ctypes layer over libaccessenabler.so (Include/accessenabler.h).
 
-Every function of the header is declared with argtypes/restype. Ownership follows the header:
-strings passed in are copied by the library; strings handed to callbacks are borrowed (this
-module copies them into Python str before the callback returns); owned strings returned by the
-library are freed with ae_string_free. Callback objects (CFUNCTYPE) are kept alive on the
-Client for as long as the client exists.
+Every function of the header is declared with argtypes/restype (Tests/python/test_bindings.py
+checks them against the header, and the structs against the C compiler). Ownership follows the
+header: strings passed in are copied by the library; strings handed to callbacks are borrowed
+(this module copies them into Python str before the callback returns); owned strings returned by
+the library (`char *`) come back as c_void_p and are freed with ae_string_free. Callback objects
+(CFUNCTYPE) are kept alive on the Client for as long as the client exists; a Client that is
+garbage-collected without close() is destroyed first.
 
-Library lookup: $AE_LIBRARY, else .build/release/libaccessenabler.so relative to the repository.
+Library lookup, first found: $AE_LIBRARY (a path; an error if it is not a file); a copy bundled in
+this package (libaccessenabler.so*, see ../pyproject.toml); the repository's release build
+(.build/release/libaccessenabler.so, when this package is used from the source tree); the system's
+(an installed package: libaccessenabler.so.<SOVERSION>, found by the dynamic loader).
 
 Partner framework (platform TV-provider SSO): `Client(..., partner=obj)` takes an
 `accessenabler.partner.Partner` (for tests, `accessenabler.partner.PartnerSimulator`); the Client
 keeps the partner, its `PartnerFramework` struct and its callbacks alive.
 """
+import collections
 import ctypes
+import ctypes.util
+import glob
 import json
 import os
 import threading
@@ -175,14 +183,27 @@ class Delegate(ctypes.Structure):
 
 
 def _find_library():
+    """The library to load (see the module's docstring); ImportError naming what was tried."""
     path = os.environ.get("AE_LIBRARY")
     if path:
+        if not os.path.isfile(path):
+            raise ImportError(f"AE_LIBRARY={path!r} is not a file (point it at libaccessenabler.so)")
         return path
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "..", "..", ".build", "release", "libaccessenabler.so")
+    bundled = sorted(glob.glob(os.path.join(here, "libaccessenabler.so*")))
+    source_tree = os.path.join(here, "..", "..", ".build", "release", "libaccessenabler.so")
+    for candidate in bundled + [source_tree]:
+        if os.path.isfile(candidate):
+            return candidate
+    system = ctypes.util.find_library("accessenabler")
+    if system:
+        return system
+    raise ImportError("libaccessenabler.so not found: set AE_LIBRARY to its path, bundle it in the package "
+                      "(Python/pyproject.toml), or install it (cmake --install)")
 
 
 lib = ctypes.CDLL(_find_library())
+LIBRARY_PATH = lib._name
 
 _CLIENT = c_void_p  # ae_client * (opaque)
 _SIGNATURES = {
@@ -282,6 +303,9 @@ def _text(pointer):
 
 def _json(pointer):
     return None if pointer is None else json.loads(pointer.decode())
+
+
+_RETIRED = collections.deque(maxlen=8)  # callbacks of recently closed clients (see Client.close)
 
 
 class Client:
@@ -401,9 +425,20 @@ class Client:
 
     def close(self):
         """ae_client_destroy; afterwards no callback runs. Idempotent."""
-        if self._handle:
+        if getattr(self, "_handle", None):
             lib.ae_client_destroy(self._handle)
             self._handle = _CLIENT()
+            # Called from inside a callback, destroy returns while that callback still runs on a
+            # CFUNCTYPE of ours: keep the callbacks a little longer than this object.
+            _RETIRED.append(self._keep)
+
+    def __del__(self):
+        # The callbacks die with this object: the client must go first (destroy waits for a
+        # running callback, and returns at once when called from one).
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: the module may be half torn down
+            pass
 
     def __enter__(self):
         return self

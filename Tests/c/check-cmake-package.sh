@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # check-cmake-package.sh — the CMake build as a consumer sees it:
-#   1. configure, build (SwiftPM inside), ctest, and install the root CMakeLists.txt into a temp prefix;
-#   2. build and run Tests/c/consumer (find_package(AccessEnabler CONFIG REQUIRED)) against it;
+#   1. configure (with the C example player), build (SwiftPM inside), ctest (smoke, header checks, the
+#      C player's flow against the emulator), and install the root CMakeLists.txt into a temp prefix:
+#      the header, the library with its SONAME and its two links, the CMake package, the .pc file;
+#   2. build and run Tests/c/consumer (find_package(AccessEnabler CONFIG REQUIRED)) against it: it
+#      compiles with the installed header and records the SONAME, not a path;
 #   3. pkg-config --cflags --libs accessenabler, and a program built with just that;
 #   4. move the installed tree and build the consumer again (the package config is relocatable).
 #
 # Needs: a Swift toolchain (swift on PATH or in /opt/swift), the library's -dev packages
-# (libcurl, sqlite3, openssl), and: apt-get install cmake ninja-build pkg-config
+# (libcurl, sqlite3, openssl), and: apt-get install cmake ninja-build pkg-config libqrencode-dev
 #
 # Usage (from anywhere):  Tests/c/check-cmake-package.sh
 #   AE_CMAKE_BUILD_DIR=dir   reuse (and keep) this CMake build directory instead of a fresh temp one
@@ -19,9 +22,9 @@ caller_dir=$(pwd)
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root=$(pwd)
 
-for tool in cmake pkg-config cc; do
+for tool in cmake pkg-config cc readelf; do
     if ! command -v "$tool" >/dev/null; then
-        echo "check-cmake-package: $tool not found (apt-get install cmake ninja-build pkg-config gcc)" >&2
+        echo "check-cmake-package: $tool not found (apt-get install cmake ninja-build pkg-config gcc binutils)" >&2
         exit 1
     fi
 done
@@ -65,22 +68,31 @@ expect() {
 }
 
 version=$(sed -n 's/^project(AccessEnabler VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+# SOVERSION: MAJOR.MINOR while MAJOR is 0, else MAJOR (CMakeLists.txt).
+case $version in 0.*) soversion=${version%.*} ;; *) soversion=${version%%.*} ;; esac
+soname=libaccessenabler.so.$soversion
+# soname_of FILE / needed_of FILE: the DT_SONAME / the DT_NEEDED entries naming accessenabler.
+soname_of() { readelf -d "$1" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p'; }
+needed_of() { readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*accessenabler.*\)\].*/\1/p'; }
 
 echo "== build, test and install ($build -> $prefix)"
-run "configure" cmake -S "$root" -B "$build" "${generator[@]}"
+run "configure (BUILD_EXAMPLES=ON)" cmake -S "$root" -B "$build" "${generator[@]}" -DBUILD_EXAMPLES=ON -DCPLAYER_WERROR=ON
 echo "  ...   build (swift build -c release: a few minutes the first time)"
 run "build" cmake --build "$build"
-run "ctest" ctest --test-dir "$build" --output-on-failure
+run "ctest (smoke, check-header, c-player)" ctest --test-dir "$build" --output-on-failure
 run "install" cmake --install "$build" --prefix "$prefix"
 
 # GNUInstallDirs picks the library directory (lib, lib64 or lib/<triple>): find it from the config.
 config=$(find "$prefix" -name AccessEnablerConfig.cmake | head -n 1)
 [ -n "$config" ] || { echo "  FAIL  no AccessEnablerConfig.cmake under $prefix"; exit 1; }
 libdir=$(cd "$(dirname "$config")/../.." && pwd)
-for file in "$prefix/include/accessenabler.h" "$libdir/libaccessenabler.so" \
+for file in "$prefix/include/accessenabler.h" "$libdir/libaccessenabler.so.$version" \
     "$libdir/cmake/AccessEnabler/AccessEnablerConfigVersion.cmake" "$libdir/pkgconfig/accessenabler.pc"; do
     run "installed ${file#"$prefix"/}" test -f "$file"
 done
+expect "SONAME of libaccessenabler.so.$version" "$(soname_of "$libdir/libaccessenabler.so.$version")" "$soname"
+expect "$soname is a link to the library" "$(readlink "$libdir/$soname")" "libaccessenabler.so.$version"
+expect "libaccessenabler.so is a link to the SONAME" "$(readlink "$libdir/libaccessenabler.so")" "$soname"
 
 echo "== CMake consumer (Tests/c/consumer: find_package(AccessEnabler CONFIG REQUIRED))"
 run "configure" cmake -S Tests/c/consumer -B "$tmp/consumer" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -90,6 +102,7 @@ run "build" cmake --build "$tmp/consumer"
 run "uses the installed header" grep -q -- "$prefix/include" "$tmp/consumer/compile_commands.json"
 run "does not use the source tree's Include/" bash -c "! grep -q -- '$root/Include' '$tmp/consumer/compile_commands.json'"
 expect "consumer runs" "$("$tmp/consumer/consumer")" "accessenabler $version"
+expect "consumer records the SONAME" "$(needed_of "$tmp/consumer/consumer")" "$soname"
 
 echo "== pkg-config"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -100,6 +113,7 @@ expect "--cflags --libs" "$(pkg-config --cflags --libs accessenabler | sed 's/ *
 run "build with pkg-config flags" cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/c/consumer/main.c \
     $(pkg-config --cflags accessenabler) $(pkg-config --libs accessenabler) -Wl,-rpath,"$libdir" -o "$tmp/pc-consumer"
 expect "pkg-config consumer runs" "$("$tmp/pc-consumer")" "accessenabler $version"
+expect "pkg-config consumer records the SONAME" "$(needed_of "$tmp/pc-consumer")" "$soname"
 
 echo "== relocated install"
 mv "$prefix" "$tmp/moved"

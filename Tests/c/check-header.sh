@@ -4,7 +4,7 @@
 # check-header.sh — checks the C contract (Include/accessenabler.h) against the compilers and
 # against the built library:
 #   1. the header compiles alone (and twice: include guard) under strict C99 and C++17 with gcc/g++,
-#      and with clang/clang++ when present;
+#      and with clang/clang++ when present; every AE_API function has a Doxygen block (threads, @return);
 #   2. the .so exports every AE_API function of the header as a text symbol, no ae_* function the
 #      header lacks, and no other global symbol;
 #   3. ldd of the .so shows no Swift runtime (libswift*, libFoundation, libdispatch): static stdlib;
@@ -71,6 +71,24 @@ if command -v clang++ >/dev/null; then
     compile clang++-c++17 clang++ "${cxx_flags[@]}" "$tmp/header.cpp"
 else
     echo "  skip  clang++ (not installed)"
+fi
+
+# ------------------------------------------------------------------------------------------------
+echo "== documentation"
+# Every AE_API function has a Doxygen block (/** ... */) right above it that states its threads,
+# and an @return when it returns something.
+undocumented=$(awk '
+    /^\/\*\*/ { block = ""; in_block = 1 }
+    in_block { block = block "\n" $0 }
+    in_block && /\*\// { in_block = 0; closed = NR }
+    /^AE_API[[:space:]]/ {
+        name = $0; sub(/\(.*/, "", name); n = split(name, word, /[^A-Za-z0-9_]+/)
+        if (closed != NR - 1 || block !~ /Thread/ || ($2 != "void" && block !~ /@return/)) print word[n]
+    }' "$header" | tr '\n' ' ')
+if [ -z "$undocumented" ]; then
+    ok "every AE_API function has a Doxygen block with its threads (and @return)"
+else
+    bad "AE_API functions without a Doxygen block naming Thread and @return: $undocumented"
 fi
 
 # ------------------------------------------------------------------------------------------------
@@ -169,8 +187,10 @@ if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$root/Include" Tests/c/smoke.
         # Debian 12's valgrind (3.19) cannot read the DWARF 5 the Swift toolchain emits and gives
         # up on the whole run, so it gets a copy without debug info (LD_LIBRARY_PATH beats RUNPATH).
         # Leak checking is off: the Swift runtime keeps "possibly lost" allocations by design.
+        # The copy goes under the name the program asks for: the SONAME when the library has one.
+        soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
         mkdir -p "$tmp/vg"
-        objcopy --strip-debug "$lib" "$tmp/vg/libaccessenabler.so"
+        objcopy --strip-debug "$lib" "$tmp/vg/${soname:-libaccessenabler.so}"
         if LD_LIBRARY_PATH=$tmp/vg valgrind -q --error-exitcode=9 --leak-check=no "$tmp/smoke" \
             >"$tmp/vg.out" 2>&1; then
             ok "smoke test under valgrind: no invalid reads/writes"

@@ -4,6 +4,10 @@ import pytest
 from harness import SOFTWARE_STATEMENT, Emulator, Recorder, ae
 
 
+def pytest_report_header(config):
+    return f"accessenabler {ae.version()}: module {ae.__file__}, library {ae.LIBRARY_PATH}"
+
+
 @pytest.fixture
 def emulator():
     emulator = Emulator("--throttle", "off")

@@ -11,9 +11,11 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "Python"))
-
-import accessenabler as ae  # noqa: E402
+try:
+    import accessenabler as ae  # the installed package (pip install ./Python: scripts/test.sh does)
+except ImportError:
+    sys.path.insert(0, str(ROOT / "Python"))  # else the source tree's
+    import accessenabler as ae
 
 SOFTWARE_STATEMENT = (
     "eyJhbGciOiJSUzI1NiJ9."

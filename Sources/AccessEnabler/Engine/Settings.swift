@@ -50,7 +50,7 @@ public struct Settings: Sendable {
     public var partner: (any PartnerFramework)?
     public var callbackMode: CallbackMode = .thread
     /// The host's HTTP stack (C hosts: ae_config.transport); nil: libcurl.
-    package var transport: (any HTTPTransport)?
+    public var transport: (any HTTPTransport)?
     public var logLevel: LogLevel = .error
     public var logSink: (@Sendable (LogLevel, String) -> Void)?
 

@@ -28,6 +28,9 @@ public final class AccessEnabler: @unchecked Sendable {
     private let logger: Logger
     /// How the store was found at create (opened, created, recovered from damage, cleared, …).
     public let storeStatus: StoreOpenStatus
+    /// The async calls waiting for their callbacks, and their order (AccessEnabler+Async.swift).
+    let outcomes = AsyncOutcomes()
+    let asyncGate = AsyncCallGate()
 
     /// Receives AccessEnabler's callbacks (weak, as on iOS).
     public var delegate: (any EntitlementDelegate)? {
@@ -127,6 +130,7 @@ public final class AccessEnabler: @unchecked Sendable {
         guard first else { return }
         commands.finish()
         callbacks.close()
+        outcomes.close()
         engine.shutdown()
         transport.shutdown()
     }
@@ -187,6 +191,10 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     public func setRequestor(_ requestorID: String, serviceProviders: [String]? = nil) throws(AccessEnablerError) {
+        try setRequestor(requestorID, serviceProviders: serviceProviders, waiter: nil)
+    }
+
+    func setRequestor(_ requestorID: String, serviceProviders: [String]?, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
         guard !requestorID.isEmpty else { throw .invalidArgument("requestor_id is empty") }
         if let serviceProviders {
             guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
@@ -197,7 +205,7 @@ public final class AccessEnabler: @unchecked Sendable {
                 }
             }
         }
-        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false)
+        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false, waiter: waiter)
     }
 
     public func checkAuthentication() throws(AccessEnablerError) { try submit(.checkAuthentication) }
@@ -223,17 +231,17 @@ public final class AccessEnabler: @unchecked Sendable {
     public func getSelectedProvider() throws(AccessEnablerError) { try submit(.getSelectedProvider) }
 
     public func checkAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
-        try submit(.authorization(resource: try Self.resource(resource, data), check: true))
+        try authorization(resource, data, check: true, waiter: nil)
     }
 
     public func getAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
-        try submit(.authorization(resource: try Self.resource(resource, data), check: false))
+        try authorization(resource, data, check: false, waiter: nil)
     }
 
-    private static func resource(_ resource: String, _ data: JSONValue?) throws(AccessEnablerError) -> String {
+    func authorization(_ resource: String, _ data: JSONValue?, check: Bool, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
         guard !resource.isEmpty else { throw .invalidArgument("resource is empty") }
         if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
-        return resource
+        try submit(.authorization(resource: resource, check: check), waiter: waiter)
     }
 
     public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) throws(AccessEnablerError) {
@@ -244,13 +252,23 @@ public final class AccessEnabler: @unchecked Sendable {
     public func preauthorize(_ request: PreauthorizeRequest,
                              completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
     {
+        try preauthorize(request, waiter: nil, completion: completion)
+    }
+
+    func preauthorize(_ request: PreauthorizeRequest, waiter: AsyncOutcomes.Waiter?,
+                      completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
+    {
         guard !request.resources.isEmpty, !request.resources.contains(where: \.isEmpty) else {
             throw .invalidArgument("resources must be a non-empty array of non-empty strings")
         }
-        try submit(.preauthorize(request, completion: completion))
+        try submit(.preauthorize(request, completion: completion), waiter: waiter)
     }
 
-    public func getMetadata(_ key: MetadataKey) throws(AccessEnablerError) { try submit(.getMetadata(key)) }
+    public func getMetadata(_ key: MetadataKey) throws(AccessEnablerError) { try getMetadata(key, waiter: nil) }
+
+    func getMetadata(_ key: MetadataKey, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
+        try submit(.getMetadata(key), waiter: waiter)
+    }
 
     public func logout() throws(AccessEnablerError) { try submit(.logout) }
 
@@ -265,19 +283,24 @@ public final class AccessEnabler: @unchecked Sendable {
         if gate.withLock({ $0.destroyed }) { throw .invalidHandle() }
     }
 
-    /// Hands a checked call to the engine. The gate decision and the enqueue happen under one
-    /// lock, so the engine sees calls in the order they were accepted.
-    private func submit(_ command: Command, needsRequestor: Bool = true) throws(AccessEnablerError) {
+    /// Hands a checked call to the engine. The gate decision, the call's place in line for its
+    /// answer (`AsyncOutcomes`, with `waiter` for an async call) and the enqueue happen under one
+    /// lock, so the engine sees calls in the order they were accepted, and the lines too.
+    private func submit(_ command: Command, needsRequestor: Bool = true,
+                        waiter: AsyncOutcomes.Waiter? = nil) throws(AccessEnablerError)
+    {
         try gate.withLock { gate throws(AccessEnablerError) in
             if gate.destroyed { throw .invalidHandle() }
             if needsRequestor && gate.pendingRequestors == 0 && !gate.requestorReady { throw .noRequestor() }
             if !needsRequestor { gate.pendingRequestors += 1 }
+            outcomes.register(command, waiter: waiter)
             commands.yield(command)
         }
     }
 
     /// Delivers an engine event to the delegates (on the callback thread).
     fileprivate func deliver(_ event: Event) {
+        outcomes.observe(event)
         let (delegate, status) = delegates.withLock { ($0.delegate, $0.status) }
         switch event {
         case .setRequestorComplete(let value): delegate?.setRequestorComplete(value)

@@ -1,48 +1,49 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One HTTP request as the backends build it. Header names keep Adobe's spelling.
-package struct HTTPRequest: Sendable {
-    package var method: String
-    package var url: String
-    package var headers: [(name: String, value: String)]
-    package var body: [UInt8]?
+/// One HTTP request as the backends build it (a host transport sends it as it is). Header names keep
+/// Adobe's spelling.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
 
-    package init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
     }
 
-    package func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
 
-package struct HTTPResponse: Sendable {
-    package var status: Int
-    package var headers: [(name: String, value: String)]
-    package var body: [UInt8]
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
 
-    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    package func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.last { $0.name.lowercased() == wanted }?.value
     }
 
     /// The media type without parameters, lower-cased ("application/json").
-    package var mediaType: String? {
+    public var mediaType: String? {
         header("Content-Type")?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
     }
 }
 
 /// Why an exchange produced no HTTP response.
-package enum TransportError: Error, Sendable, Equatable {
+public enum TransportError: Error, Sendable, Equatable {
     /// Name resolution or TCP connect failed: the request was not sent.
     case cannotConnect(String)
     /// The connect or total timeout passed.
@@ -57,8 +58,10 @@ package enum TransportError: Error, Sendable, Equatable {
     case cancelled
 }
 
-/// Sends requests. The default is libcurl; tests use in-memory transports.
-package protocol HTTPTransport: Sendable {
+/// Sends the SDK's requests: libcurl by default; a host's own HTTP stack through `Settings.transport`
+/// (C hosts: `ae_config.transport`); in-memory ones in tests. The host verifies TLS certificates; the
+/// SDK gives it https URLs only (plain http to loopback addresses only).
+public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
     /// Stops every exchange in flight (they end with `.cancelled`) and refuses new ones.
     func shutdown()
