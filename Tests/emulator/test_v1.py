@@ -409,9 +409,22 @@ def test_apple_sso_refusals(api: Api) -> None:
 
 # --- TempPass --------------------------------------------------------------------------------------
 
-def free_preview(api: Api, token: str, mso: str = "TempPass", device: str = DEVICE, invalid: bool = False) -> Reply:
-    return v1(api, "POST", "/api/v1/authenticate/freepreview", token, fmt=None, invalid=invalid,
-              form={"requestor_id": REQUESTOR, "deviceId": device, "mso_id": mso, "domain_name": "adobe.com"})
+def free_preview(api: Api, token: str, mso: str = "TempPass", device: str = DEVICE, invalid: bool = False,
+                 generic_data: str | None = None) -> Reply:
+    form = {"requestor_id": REQUESTOR, "deviceId": device, "mso_id": mso, "domain_name": "adobe.com"}
+    if generic_data is not None:
+        form["generic_data"] = generic_data  # form-encoded by the client
+    return v1(api, "POST", "/api/v1/authenticate/freepreview", token, fmt=None, invalid=invalid, form=form)
+
+
+def authn_of(api: Api, token: str, device: str = DEVICE) -> Reply:
+    return v1(api, "GET", "/api/v1/tokens/authn", token, query=device_query(device))
+
+
+def refused_preview(reply: Reply, details: str) -> None:
+    assert reply.status == 400, reply.body
+    error = ElementTree.fromstring(reply.body)  # legacy V1 error body, XML by default
+    assert error.findtext("status") == "400" and details in (error.findtext("details") or ""), reply.text
 
 
 def test_temp_pass(api: Api) -> None:
@@ -437,6 +450,87 @@ def test_temp_pass(api: Api) -> None:
     api.control("POST", "reset")
     token = api.new_access_token()
     assert free_preview(api, token, device="tv-2").status == 204
+
+
+def test_temp_pass_with_the_catalog_temp_pass_mvpds(api: Api) -> None:
+    token = api.new_access_token()
+    listed = v1(api, "GET", f"/api/v1/config/{REQUESTOR}", token, device_info=False).json["requestor"]["mvpds"]
+    temp_passes = [m["id"] for m in listed if m.get("isTempPass")]
+    assert temp_passes == ["TempPass_TEST40", "flexibleTempPass", "TempPass"]
+
+    assert free_preview(api, token, "TempPass_TEST40").status == 204
+    authn = authn_of(api, token).json
+    assert authn["mvpd"] == "TempPass_TEST40" and authn["userId"].startswith("temppass-")
+    assert 170 * 1000 < int(authn["expires"]) - time.time() * 1000 <= 180 * 1000  # the catalog's 3 minutes
+    granted = v1(api, "GET", "/api/v1/authorize", token, query=device_query(resource="PREMIUM-DENIED"))
+    assert granted.status == 200 and granted.json["mvpd"] == "TempPass_TEST40"
+    assert free_preview(api, token, "TempPass_TEST40").status == 204  # again while it runs: same end
+    assert authn_of(api, token).json["expires"] == authn["expires"]
+
+    api.control("POST", "config", {"temppass_ttl_s": {"TempPass_TEST40": 0.5}})  # new passes only
+    assert free_preview(api, token, "TempPass_TEST40", device="tv-2").status == 204
+    assert int(authn_of(api, token, "tv-2").json["expires"]) - time.time() * 1000 <= 500
+    assert authn_of(api, token).json["expires"] == authn["expires"]
+    time.sleep(0.6)
+    assert status_of(authn_of(api, token, "tv-2")) == (410, "Gone")
+    refused_preview(free_preview(api, token, "TempPass_TEST40", device="tv-2"), "has expired")
+    assert free_preview(api, token, "TempPass", device="tv-2").status == 204  # another TempPass MVPD
+
+    assert api.control("POST", "temppass/reset", {"mvpd": "TempPass_TEST40", "device": "tv-2"}) == {"reset": 1}
+    assert free_preview(api, token, "TempPass_TEST40", device="tv-2").status == 204
+    assert authn_of(api, token, "tv-2").json["mvpd"] == "TempPass_TEST40"
+
+    assert api.control("POST", "temppass/expire", {"device": DEVICE}) == {"expired": 1}
+    assert status_of(authn_of(api, token)) == (410, "Gone")  # the pass's token ends with it
+    refused_preview(free_preview(api, token, "TempPass_TEST40"), "has expired")
+    assert authn_of(api, token, "tv-2").status == 200
+    assert api.control("POST", "temppass/reset", {"device": DEVICE}) == {"reset": 1}
+    assert free_preview(api, token, "TempPass_TEST40").status == 204
+
+
+def test_promotional_temp_pass_is_per_identity(api: Api) -> None:
+    token = api.new_access_token()
+    viewer = '{"email":"viewer@example.com"}'
+    refused_preview(free_preview(api, token, "flexibleTempPass"), "needs generic_data")
+    for bad in ("not json", '["viewer@example.com"]', '"viewer@example.com"', "{}"):
+        refused_preview(free_preview(api, token, "flexibleTempPass", generic_data=bad), "must be a non-empty JSON object")
+    assert api.control("GET", "state")["temp_passes"] == 0
+
+    assert free_preview(api, token, "flexibleTempPass", generic_data=viewer).status == 204
+    authn = authn_of(api, token).json
+    assert authn["mvpd"] == "flexibleTempPass"
+    assert 590 * 1000 < int(authn["expires"]) - time.time() * 1000 <= 600 * 1000
+    # One promotion per identity, whatever the device (as V2): the same pass on another device.
+    assert free_preview(api, token, "flexibleTempPass", device="tv-2",
+                        generic_data='{ "email" : "viewer@example.com" }').status == 204
+    assert authn_of(api, token, "tv-2").json == authn  # same end, same userId
+    # V1 does not document the promotional resource limit (catalog: 5): not enforced.
+    for n in range(7):
+        assert v1(api, "GET", "/api/v1/authorize", token, query=device_query(resource=f"asset-{n}")).status == 200
+
+    api.control("POST", "config", {"temppass_ttl_s": {"flexibleTempPass": 0.3}})
+    other = '{"email":"other@example.com","campaign":"spring"}'
+    assert free_preview(api, token, "flexibleTempPass", device="tv-3", generic_data=other).status == 204
+    time.sleep(0.4)
+    assert status_of(authn_of(api, token, "tv-3")) == (410, "Gone")
+    reordered = '{"campaign":"spring","email":"other@example.com"}'
+    refused_preview(free_preview(api, token, "flexibleTempPass", device="tv-3", generic_data=reordered),
+                    "identity has expired")
+    refused_preview(free_preview(api, token, "flexibleTempPass", device="tv-4", generic_data=other),
+                    "identity has expired")  # a new device does not start the identity's pass again
+    third = '{"email":"third@example.com"}'
+    assert free_preview(api, token, "flexibleTempPass", device="tv-3", generic_data=third).status == 204
+    assert authn_of(api, token, "tv-3").status == 200
+    assert free_preview(api, token, "TempPass_TEST40", device="tv-3", generic_data=other).status == 204  # ignored
+
+    assert api.control("POST", "temppass/expire", {"identity": {"email": "viewer@example.com"}}) == {"expired": 1}
+    assert authn_of(api, token).status == 410 and authn_of(api, token, "tv-2").status == 410
+    refused_preview(free_preview(api, token, "flexibleTempPass", generic_data=viewer), "has expired")
+    reset = {"mvpd": "flexibleTempPass", "identity": {"campaign": "spring", "email": "other@example.com"}}
+    assert api.control("POST", "temppass/reset", reset) == {"reset": 1}
+    assert free_preview(api, token, "flexibleTempPass", device="tv-4", generic_data=other).status == 204
+    assert api.control("POST", "temppass/reset", {"mvpd": "flexibleTempPass"}) == {"reset": 3}
+    assert free_preview(api, token, "flexibleTempPass", generic_data=viewer).status == 204
 
 
 # --- faults, throttling, the validator ------------------------------------------------------------

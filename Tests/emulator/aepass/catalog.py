@@ -4,7 +4,9 @@ The MVPD table is plain data: extra configuration fields (the platform-SSO field
 `platformMappingId`, `enablePlatformServices`, `boardingStatus`, `displayInPlatformPicker`, and
 V1's `requiredMetadataFields`) go through `config_fields`, and new behaviour flags can be added
 without touching the handlers' structure. A TempPass MVPD has a `temp_pass` rule (its default
-lifetime, and for promotional TempPass its resource limit); it shows `isTempPass: true`.
+lifetime, and for promotional TempPass its resource limit); it shows `isTempPass: true` and works
+with V2's TempPass (temppass.py) and V1's freepreview (v1/temppass.py). A requestor's
+`temp_passes` are V1-only TempPass pseudo-MVPDs without a rule (Adobe's sample `TempPass`).
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ class Requestor:
     name: str
     domains: tuple[str, ...]
     mvpds: tuple[Mvpd, ...]
-    # TempPass pseudo-MVPDs: listed and usable by REST API V1 only (the V2 TempPass flow is not
-    # emulated, so V2's configuration does not offer them).
+    # V1-only TempPass pseudo-MVPDs (no `temp_pass` rule): listed by V1's MVPD list and usable by
+    # V1's freepreview, not offered by V2's configuration. V2's TempPass flow (temppass.py) uses the
+    # MVPDs with a `temp_pass` rule, which V1 lists and accepts too.
     temp_passes: tuple[Mvpd, ...] = ()
 
     def mvpd(self, mvpd_id: str) -> Mvpd | None:
@@ -91,6 +94,10 @@ class Requestor:
         return next((m for m in self.mvpds if m.platform_mapping_id == platform_id), None)
 
     def temp_pass(self, mvpd_id: str) -> Mvpd | None:
+        """A TempPass MVPD of this requestor: one with a `temp_pass` rule, or a V1 pseudo-MVPD."""
+        found = self.mvpd(mvpd_id)
+        if found is not None:
+            return found if found.temp_pass else None
         return next((m for m in self.temp_passes if m.id == mvpd_id), None)
 
     def configuration(self, base_url: str, with_temp_passes: bool = False) -> dict[str, Any]:
@@ -136,7 +143,7 @@ REQUESTORS: dict[str, Requestor] = {
             # default (config `partner_sso_disabled`).
             Mvpd("Dish", "DISH", has_logout_endpoint=False,
                  config_fields=platform_fields("DishNetwork", "SUPPORTED", False)),
-            # TempPass pseudo-MVPDs (ids as in Adobe's samples): no login, no logout endpoint.
+            # TempPass MVPDs (ids as in Adobe's samples), for V2 and V1: no login, no logout endpoint.
             Mvpd("TempPass_TEST40", "Adobe Temp Pass Test 3 min", has_logout_endpoint=False,
                  auth_per_aggregator=True, temp_pass=TempPassRule(ttl_s=180)),
             Mvpd("flexibleTempPass", "Promotional Temp Pass", has_logout_endpoint=False,

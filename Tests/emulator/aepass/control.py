@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from typing import Any
 
@@ -14,6 +15,7 @@ from .faults import FaultError
 from .login import complete_login, default_user_id
 from .requestlog import RequestLog
 from .state import State, now_ms
+from .v1 import temppass as v1_temppass
 from .web import Request, Response, json_response
 
 
@@ -124,30 +126,48 @@ def expire_profiles(state: State, req: Request) -> Response:
     return json_response(200, {"expired": len(chosen)})
 
 
-def _temppass_filter(req: Request) -> tuple[str | None, str | None]:
-    """{"mvpd"?: id, "device"?: device id or AP-Device-Identifier value, "identity"?: object} of the TempPass calls."""
+def _temppass_filter(req: Request) -> tuple[str | None, set[str] | None]:
+    """{"mvpd"?: id, "device"?: device id or AP-Device-Identifier value, "identity"?: object} of the
+    TempPass calls -> (mvpd, the matching TempPass subjects of V2 and V1, or None for all)."""
     body = _body(req)
     mvpd, device, identity = body.get("mvpd"), body.get("device"), body.get("identity")
     if not all(v is None or isinstance(v, str) for v in (mvpd, device)) or not (
             identity is None or isinstance(identity, dict)) or (device is not None and identity is not None):
         raise ControlError(400, 'expected {"mvpd"?: str, "device"?: str} or {"mvpd"?: str, "identity"?: object}')
     if device is not None:
-        header = device if device.startswith("fingerprint ") else "fingerprint " + base64.b64encode(device.encode()).decode()
-        return mvpd, "device:" + header
-    if identity is not None:
-        encoded = base64.b64encode(json.dumps(identity).encode()).decode()
-        return mvpd, temppass.identity_subject(encoded)
+        return mvpd, _device_subjects(device)
+    if identity is not None:  # V2's AP-TempPass-Identity and V1's generic_data hash alike
+        return mvpd, {temppass.identity_key(identity)}
     return mvpd, None
 
 
+def _device_subjects(device: str) -> set[str]:
+    """V2 keys a basic TempPass by the AP-Device-Identifier value, V1 by the plain deviceId."""
+    prefix = "fingerprint "
+    if not device.startswith(prefix):
+        return {"device:" + prefix + base64.b64encode(device.encode()).decode(), "device:" + device}
+    subjects = {"device:" + device}
+    try:
+        subjects.add("device:" + base64.b64decode(device[len(prefix):].strip(), validate=True).decode("utf-8"))
+    except (binascii.Error, ValueError):
+        pass
+    return subjects
+
+
 def reset_temppass(state: State, req: Request) -> Response:
-    """Adobe's Reset TempPass: the matching devices (or identities) get a new TempPass with their next request."""
-    return json_response(200, {"reset": temppass.forget(state, *_temppass_filter(req))})
+    """Adobe's Reset TempPass: the matching devices (or identities) get a new TempPass with their next
+    request (V2) or freepreview (V1)."""
+    mvpd, subjects = _temppass_filter(req)
+    return json_response(200, {"reset": temppass.forget(state, mvpd, subjects)
+                               + v1_temppass.forget(state, mvpd, subjects)})
 
 
 def expire_temppass(state: State, req: Request) -> Response:
-    """Ends the matching TempPass uses now, as if their lifetime had passed."""
-    return json_response(200, {"expired": temppass.expire(state, *_temppass_filter(req), now_ms())})
+    """Ends the matching TempPass uses now, as if their lifetime had passed (V1: their tokens too)."""
+    mvpd, subjects = _temppass_filter(req)
+    now = now_ms()
+    return json_response(200, {"expired": temppass.expire(state, mvpd, subjects, now)
+                               + v1_temppass.expire(state, mvpd, subjects, now)})
 
 
 def get_faults(state: State, req: Request) -> Response:

@@ -122,9 +122,11 @@ class PartnerRequest:
 
 
 class TempPassKey(NamedTuple):
-    service_provider: str
+    service_provider: str  # V1: the requestor
     mvpd: str
-    subject: str  # "device:<AP-Device-Identifier>" (basic) or "identity:<SHA-256 of the identity>" (promotional)
+    # "device:<AP-Device-Identifier>" (V2 basic), "device:<deviceId>" (V1 basic) or
+    # "identity:<SHA-256 of the identity>" (promotional)
+    subject: str
 
 
 @dataclass
@@ -173,8 +175,9 @@ class State:
     partner_requests: dict[str, PartnerRequest] = field(default_factory=dict)
     temppass: dict[TempPassKey, TempPassUse] = field(default_factory=dict)
     authz_tokens: dict[AuthzKey, AuthzToken] = field(default_factory=dict)  # V1
-    # V1 TempPass: (requestor, deviceId, TempPass MVPD) -> when that device's TempPass ends.
-    temp_passes: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # V1 TempPass (aepass/v1/temppass.py): (requestor, TempPass MVPD, "device:<deviceId>" or
+    # "identity:<SHA-256 of generic_data>") -> when that pass ends (ms).
+    temp_passes: dict[TempPassKey, int] = field(default_factory=dict)
     faults: FaultSet = field(default_factory=FaultSet)
 
     def forget_everything(self) -> None:

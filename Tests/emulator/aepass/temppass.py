@@ -24,7 +24,7 @@ import base64
 import binascii
 import hashlib
 import json
-from typing import Any
+from typing import Any, Collection
 
 from .catalog import Mvpd, TempPassRule
 from .errors import ApiError, error_object
@@ -54,6 +54,12 @@ def identity_subject(value: str | None) -> str | None:
         return None
     if not isinstance(identity, dict) or not identity:
         return None
+    return identity_key(identity)
+
+
+def identity_key(identity: dict[str, Any]) -> str:
+    """`identity:<SHA-256 of the compact, sorted-key JSON>`: the TempPass subject of a viewer identity
+    (V2's AP-TempPass-Identity and V1's `generic_data` alike)."""
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return "identity:" + hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -147,23 +153,23 @@ def _item(sp: str, mvpd_id: str, resource: str, error: dict[str, Any] | None = N
     return item
 
 
-def forget(state: State, mvpd: str | None, subject_id: str | None) -> int:
+def forget(state: State, mvpd: str | None, subjects: Collection[str] | None) -> int:
     """Reset TempPass: forget the matching uses (a new trial starts with the next request)."""
-    chosen = _matching(state, mvpd, subject_id)
+    chosen = _matching(state, mvpd, subjects)
     for key in chosen:
         del state.temppass[key]
     return len(chosen)
 
 
-def expire(state: State, mvpd: str | None, subject_id: str | None, now: int) -> int:
+def expire(state: State, mvpd: str | None, subjects: Collection[str] | None, now: int) -> int:
     """End the matching TempPass uses now (as if their lifetime had passed)."""
-    chosen = _matching(state, mvpd, subject_id)
+    chosen = _matching(state, mvpd, subjects)
     for key in chosen:
         found = state.temppass[key]
         found.expires_ms = min(found.expires_ms, now)
     return len(chosen)
 
 
-def _matching(state: State, mvpd: str | None, subject_id: str | None) -> list[TempPassKey]:
+def _matching(state: State, mvpd: str | None, subjects: Collection[str] | None) -> list[TempPassKey]:
     return [k for k in state.temppass
-            if (mvpd is None or k.mvpd == mvpd) and (subject_id is None or k.subject == subject_id)]
+            if (mvpd is None or k.mvpd == mvpd) and (subjects is None or k.subject in subjects)]

@@ -3,11 +3,11 @@ tokens/authn (GET), authenticate/{code}, and TempPass (authenticate/freepreview)
 
 from __future__ import annotations
 
-import hashlib
 from urllib.parse import quote
 
-from ..state import State
+from ..state import State, TempPassKey
 from ..web import Request, Response, redirect
+from . import temppass
 from .answers import V1Error, bad_request, no_content
 from .call import V1Call, v1_endpoint
 from .reggie import v1_session
@@ -86,18 +86,21 @@ def get_authn_token_for_code(state: State, req: Request, call: V1Call) -> Respon
 
 @v1_endpoint("v1FreePreview")
 def free_preview(state: State, req: Request, call: V1Call) -> Response:
-    """TempPass: an authN token for a TempPass MVPD without a second screen (204). The pass runs
-    `temp_pass_ttl_s` from the device's first request; asking again while it runs renews the
-    token until the same end; after it, 400 until `/_emulator/reset` (Adobe: the reset API)."""
+    """TempPass: an authN token (`kind` temporary) for any TempPass MVPD of the requestor without a
+    second screen (204). The pass of the device (basic) or of the `generic_data` identity
+    (promotional, required) runs its lifetime from its first request; asking again while it runs
+    renews the token until the same end; after it, 400 until `/_emulator/temppass/reset` or
+    `/_emulator/reset` (Adobe: the reset API). See `temppass.py`."""
     mvpd = call.requestor.temp_pass(call.params["mso_id"])
     if mvpd is None:
         raise bad_request(f"{call.params['mso_id']!r} is not a TempPass MVPD of {call.requestor.id}")
     _domain(call)
-    key = (call.requestor.id, call.device_id, mvpd.id)
-    ends = state.temp_passes.setdefault(key, call.now + state.ttl_ms("temp_pass_ttl_s"))
+    subject_id = temppass.subject(mvpd, call.device_id, call.params.get("generic_data"))
+    key = TempPassKey(call.requestor.id, mvpd.id, subject_id)
+    ends = state.temp_passes.setdefault(key, call.now + temppass.lifetime_ms(state, mvpd))
     if ends <= call.now:
-        raise bad_request(f"the {mvpd.id} of this device has expired")
-    user_id = "temppass-" + hashlib.sha256(call.device_id.encode()).hexdigest()[:12]
-    store_authn_token(state, call.requestor.id, call.device_id, mvpd.id, user_id, mvpd.id, "temporary",
-                      call.now, ends - call.now)
+        whose = "identity" if mvpd.temp_pass and mvpd.temp_pass.promotional else "device"
+        raise bad_request(f"the {mvpd.id} TempPass of this {whose} has expired")
+    store_authn_token(state, call.requestor.id, call.device_id, mvpd.id, temppass.user_id(subject_id), mvpd.id,
+                      temppass.TEMPORARY, call.now, ends - call.now)
     return no_content()
