@@ -376,9 +376,12 @@ AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, cons
 typedef struct ae_config {
     uint32_t version;               /**< AE_CONFIG_VERSION (set by ae_config_init). */
     const char *software_statement; /**< Required: the software statement (JWT) from the TVE Dashboard. */
-    const char *base_url;           /**< Adobe Pass host. Default "https://sp.auth.adobe.com";
-                                         plain http:// only for loopback (emulators, tests). */
-    int32_t api_generation;         /**< AE_API_V2 (default). AE_API_V1 is refused for now (AE_E_INVALID_ARG). */
+    const char *base_url;           /**< Adobe Pass host. Default "https://sp.auth.adobe.com" (V2) or
+                                         "https://api.auth.adobe.com" (V1); plain http:// only for
+                                         loopback (emulators, tests). */
+    int32_t api_generation;         /**< AE_API_V2 (default) or AE_API_V1, the legacy REST API V1 (until Adobe
+                                         retires it, end of 2026): the calls and callbacks are the same;
+                                         docs/REST-API-V1.md says what differs on the wire. */
     const char *storage_path;       /**< SQLite file shared by the app's processes. NULL: in memory,
                                          nothing persists. The directory must exist. */
     const char *device_info_json;   /**< X-Device-Info as a JSON object (keys of Adobe's "Passing Device
@@ -386,9 +389,10 @@ typedef struct ae_config {
                                          connectionType required). NULL: derived from uname(2). */
     const char *device_id;          /**< Stable device id. NULL: derived once from /etc/machine-id (hashed)
                                          and stored. Changing it invalidates every profile (SEC412). */
-    const char *redirect_url;       /**< Where the MVPD login ends (DCR redirect_uri, sessions redirectUrl).
-                                         NULL: "https://" + the requestor's first domain. */
-    const char *domain_name;        /**< sessions domainName. NULL: the requestor's first domain. */
+    const char *redirect_url;       /**< Where the MVPD login ends (DCR redirect_uri, sessions redirectUrl,
+                                         V1 redirect_url). NULL: "adobepass://android.app", as Adobe's
+                                         native SDKs use when the programmer configures none. */
+    const char *domain_name;        /**< sessions domainName (V1: domain_name). NULL: the requestor's first domain. */
     const char *activation_url;     /**< The programmer's own activation site, echoed in the REGCODE status. */
     int32_t login_mode;             /**< AE_LOGIN_SECOND_SCREEN (default) or AE_LOGIN_BROWSER. */
     int32_t poll_interval_ms;       /**< Second-screen polling interval. 0: 4000. Clamped to >= 1000. */

@@ -318,11 +318,13 @@ class Client:
                  login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
                  connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
                  log=None, log_level=AE_LOG_ERROR, partner=None, callback_mode=AE_CALLBACKS_THREAD,
-                 transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK):
+                 transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config)))
         config.software_statement = _encode(software_statement)
+        if api_generation:  # AE_API_V1 or AE_API_V2; 0 keeps the library's default (V2)
+            config.api_generation = api_generation
         config.base_url = _encode(base_url)
         config.storage_path = _encode(storage_path)
         config.device_id = _encode(device_id)

@@ -54,8 +54,8 @@ enum ConfigReader {
         var settings = Settings(softwareStatement: try CInput.string(config.software_statement, "software_statement"))
         if let baseURL = try CInput.optionalString(config.base_url, "base_url") { settings.baseURL = baseURL }
         switch config.api_generation {
-        case 0, Int32(AE_API_V2): break
-        case Int32(AE_API_V1): throw .invalidArgument("api_generation: REST API V1 is not available in this version")
+        case 0, Int32(AE_API_V2): settings.apiGeneration = .v2
+        case Int32(AE_API_V1): settings.apiGeneration = .v1
         default: throw .invalidArgument("api_generation \(config.api_generation) is unknown")
         }
         settings.storagePath = try CInput.optionalString(config.storage_path, "storage_path")

@@ -221,8 +221,14 @@ int main(void) {
         EXPECT(ae_client_create(&c, &d, &out), AE_E_INVALID_ARG);
         valid_config(&c);
 
-        c.api_generation = AE_API_V1; /* documented as refused for now */
+        c.api_generation = 3; /* neither AE_API_V1 nor AE_API_V2 */
         EXPECT(ae_client_create(&c, &d, &out), AE_E_INVALID_ARG);
+        valid_config(&c);
+
+        c.api_generation = AE_API_V1; /* the legacy REST API V1: created like a V2 client */
+        EXPECT(ae_client_create(&c, &d, &out), AE_OK);
+        ae_client_destroy(out);
+        out = NULL;
         valid_config(&c);
 
         c.software_statement = "\xff\xfe"; /* not UTF-8 */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// checkAuthentication, getAuthentication, setSelectedProvider, handleExternalURL and the
-/// second-screen (registration code) login of REST API V2.
+/// second-screen (registration code) login of REST API V2 (V1's: Engine+V1Login.swift).
 extension Engine {
     func checkAuthentication() {
         if settings.partner != nil {
@@ -141,7 +141,11 @@ extension Engine {
     /// then shows the code and polls, or completes at once when a profile already exists.
     func runLogin(_ loginID: Int, mvpd: MVPD) async {
         guard let requestor else { return }
-        let backend = requestor.backend
+        let backend: V2Backend
+        switch requestor.backend {
+        case .v1(let v1): return await runV1Login(loginID, mvpd: mvpd, backend: v1)
+        case .v2(let v2): backend = v2
+        }
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
         let redirect = settings.redirectURL
         let session: SessionAnswer
@@ -157,8 +161,7 @@ extension Engine {
     /// Follows a session answer (also a partner fallback's, whose code and URL are reused): resume
     /// while parameters are missing, then show the code and poll, or complete at once.
     func continueSession(_ loginID: Int, mvpd: MVPD, session first: SessionAnswer, partnerStatus: String? = nil) async {
-        guard let requestor else { return }
-        let backend = requestor.backend
+        guard let requestor, case .v2(let backend) = requestor.backend else { return }
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
         let redirect = settings.redirectURL
         var session = first
@@ -182,19 +185,12 @@ extension Engine {
                     failLogin(loginID, AdvancedStatus("REG500", .error, "Adobe's session answer carries no code."))
                     return
                 }
-                login?.code = code
                 let url = backend.absolute(session.url ?? "/api/v2/authenticate/\(requestor.id)/\(code)")
                 let deadline = session.notAfter ?? clock.nowMillis() + 1_800_000
-                if settings.loginMode == .browser {
-                    emit(.navigateToURL(url))
-                } else {
-                    var extras: [String: JSONValue] = ["code": .string(code), "url": .string(url), "notAfter": .int(deadline)]
-                    if let activation = settings.activationURL { extras["activationUrl"] = .string(activation) }
-                    extras["mvpd"] = .string(mvpd.id)
-                    emit(.status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
-                                                extras: extras)))
+                presentCode(code, url: url, deadline: deadline, mvpd: mvpd.id)
+                await poll(loginID, deadline: deadline) { () async throws(CallFailure) -> Profile? in
+                    try await backend.profile(requestor.id, code: code)
                 }
-                await poll(loginID, code: code, deadline: deadline)
                 return
             case "resume", "retry":
                 resumes += 1
@@ -228,16 +224,31 @@ extension Engine {
         }
     }
 
-    /// Polls profiles/code until the viewer has logged in, the code expires, or the login ends.
-    /// Network trouble and throttling do not end it: the next poll tries again.
-    private func poll(_ loginID: Int, code: String, deadline: Int64) async {
-        guard let requestor, let wakeup = login?.wakeup else { return }
+    /// Shows the login: the browser opens `url` (browser mode), or a REGCODE status carries the
+    /// code and `url` for another device (second screen).
+    func presentCode(_ code: String, url: String, deadline: Int64, mvpd: String) {
+        login?.code = code
+        if settings.loginMode == .browser {
+            emit(.navigateToURL(url))
+        } else {
+            var extras: [String: JSONValue] = ["code": .string(code), "url": .string(url), "notAfter": .int(deadline)]
+            if let activation = settings.activationURL { extras["activationUrl"] = .string(activation) }
+            extras["mvpd"] = .string(mvpd)
+            emit(.status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
+                                        extras: extras)))
+        }
+    }
+
+    /// Polls (`check`: V2 profiles/code, V1 tokens/authn) until the viewer has logged in, the code
+    /// expires, or the login ends. Network trouble and throttling do not end it: the next poll tries again.
+    func poll(_ loginID: Int, deadline: Int64, check: () async throws(CallFailure) -> Profile?) async {
+        guard let wakeup = login?.wakeup else { return }
         let interval = UInt64(max(1_000, settings.pollIntervalMillis)) * 1_000_000
         while clock.nowMillis() < deadline {
             await wakeup.sleep(nanoseconds: interval)
             guard login?.id == loginID, !Task.isCancelled else { return }
             do {
-                if let profile = try await requestor.backend.profile(requestor.id, code: code) {
+                if let profile = try await check() {
                     completeLogin(loginID, with: profile)
                     return
                 }

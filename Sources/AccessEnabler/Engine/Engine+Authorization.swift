@@ -23,19 +23,31 @@ extension Engine {
 
     private func runAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
         guard let requestor else { return }
+        let decide: () async throws(CallFailure) -> [Decision]
+        switch requestor.backend {
+        case .v2(let backend):
+            let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
+            decide = { () async throws(CallFailure) -> [Decision] in
+                try await backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
+                                            tempPassIdentity: profile.tempPassIdentity)
+            }
+        case .v1(let backend):
+            // Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media
+            // token alone answers (one request instead of two).
+            let authorizedUntil = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd,
+                                                                 resource: resource)
+            let authorized = authorizedUntil.map { $0 > clock.nowMillis() } ?? false
+            decide = { () async throws(CallFailure) -> [Decision] in
+                [try await backend.decision(requestor.id, profile: profile, resource: resource, authorized: authorized)] }
+        }
         var decisions: [Decision]
         do {
-            let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
-            decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
-                                                              partnerStatus: partnerStatus,
-                                                              tempPassIdentity: profile.tempPassIdentity)
+            decisions = try await decide()
             // An item-level error whose action is `retry` may pass when repeated (bounded, with jitter).
             for attempt in 1...2 where decisions.count == 1 && decisions[0].error?.action == "retry" {
                 try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
                 if Task.isCancelled { return }
-                decisions = try await requestor.backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource],
-                                                                  partnerStatus: partnerStatus,
-                                                                  tempPassIdentity: profile.tempPassIdentity)
+                decisions = try await decide()
             }
         } catch {
             if error.isCancellation { return }
@@ -82,7 +94,8 @@ extension Engine {
     }
 
     private func denied(_ resource: String, check: Bool, profile: Profile, error: EnhancedError?, afterLogin: Bool) {
-        let tempPassOver = StatusCatalog.isTempPassOver(error)
+        // A TempPass whose token Adobe no longer has (V1 answers so when the pass ends) is over too.
+        let tempPassOver = StatusCatalog.isTempPassOver(error) || (profile.isTemporary && StatusCatalog.needsAuthentication(error))
         let status = tempPassOver ? StatusCatalog.tempPassExpired(mvpd: profile.mvpd, error)
             : StatusCatalog.authorizationDenial(error)
         emit(.status(status))

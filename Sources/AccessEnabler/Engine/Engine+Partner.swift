@@ -7,8 +7,9 @@
 /// |---|---|---|
 /// | partner status (setRequestor, checkAuthentication, decisions) | V2 B.1, D.1, D.5 | false |
 /// | silent exchange's SAML request (setRequestor) | iOS step 2 (no UI may show) | false |
-/// | the platform picker (getAuthentication) | V2 C.3 | true |
-/// | the SAML request after the picker | V2 C.10 text (the V1 snippet sets false) | true |
+/// | the platform picker (getAuthentication) | V2 C.3, V1 step 4 | true |
+/// | the SAML request after the picker, REST API V2 | V2 C.10 text (the V1 snippet sets false) | true |
+/// | the SAML request, REST API V1 (silent or after the picker) | V1 step 7 snippet | false |
 extension Engine {
     /// How long a partner status is reused for decisions before it is asked again.
     static let partnerStatusMaxAgeMillis: Int64 = 300_000
@@ -130,16 +131,44 @@ extension Engine {
 
     enum ExchangeOutcome {
         case profile(Profile)
-        /// Adobe fell back to the regular flow; the answer carries the code and URL to use.
-        case fallback(SessionAnswer)
+        /// Back to the regular flow for this MVPD. V2: Adobe's answer carries the code and URL to use;
+        /// V1 (nil): the profile request or the token exchange was refused (cookbook steps 6, 9 → 10).
+        case fallback(SessionAnswer?)
         case partnerFailed(PartnerError)
         case failed(CallFailure)
     }
 
-    /// sessions/sso → the partner with the SAML request → profiles/sso (or the profile Adobe has).
     func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool) async -> ExchangeOutcome {
         guard let requestor, let partner = settings.partner else { return .partnerFailed(PartnerError(.failed)) }
-        let backend = requestor.backend
+        switch requestor.backend {
+        case .v2(let backend): return await exchange(mvpd, status: status, interactive: interactive, partner: partner, backend: backend)
+        case .v1(let backend): return await exchange(mvpd, interactive: interactive, partner: partner, backend: backend)
+        }
+    }
+
+    /// The partner's SAML response to `verificationToken` (the SAML request), as the platform gave it.
+    func askForSAML(_ partner: any PartnerFramework, verificationToken: String, attributeNames: [String],
+                    interruption: Bool, interactive: Bool) async -> Result<(saml: String, metadata: PartnerMetadata), PartnerError>
+    {
+        var request = PartnerMetadataRequest(channelIdentifier: channelIdentifier, isInterruptionAllowed: interruption)
+        request.attributeNames = attributeNames
+        request.verificationToken = verificationToken
+        switch await Self.ask(timeoutMillis: timeout(interactive: interactive), { partner.enqueue(request, reply: $0) }) {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let metadata):
+            guard let saml = metadata.samlAttributeQueryResponse, !saml.isEmpty else {
+                return .failure(PartnerError(.failed, detail: "the platform returned no SAML response"))
+            }
+            return .success((saml, metadata))
+        }
+    }
+
+    /// REST API V2: sessions/sso → the partner with the SAML request → profiles/sso (or the profile Adobe has).
+    private func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool, partner: any PartnerFramework,
+                          backend: V2Backend) async -> ExchangeOutcome
+    {
+        guard let requestor else { return .partnerFailed(PartnerError(.failed)) }
         let header = status.headerValue
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
         do {
@@ -155,16 +184,12 @@ extension Engine {
                 guard let authentication = session.authenticationRequest else {
                     return .failed(CallFailure(.call, .malformed(operation: "sessions/sso", detail: "no authenticationRequest")))
                 }
-                var request = PartnerMetadataRequest(channelIdentifier: channelIdentifier, isInterruptionAllowed: interactive)
-                request.attributeNames = authentication.attributesNames ?? mvpd.requiredMetadataFields
-                request.verificationToken = authentication.request
-                let answer = await Self.ask(timeoutMillis: timeout(interactive: interactive)) { partner.enqueue(request, reply: $0) }
-                guard case .success(let metadata) = answer else {
+                let answer = await askForSAML(partner, verificationToken: authentication.request,
+                                              attributeNames: authentication.attributesNames ?? mvpd.requiredMetadataFields,
+                                              interruption: interactive, interactive: interactive)
+                guard case .success(let (saml, metadata)) = answer else {
                     if case .failure(let error) = answer { return .partnerFailed(error) }
                     return .partnerFailed(PartnerError(.failed))
-                }
-                guard let saml = metadata.samlAttributeQueryResponse, !saml.isEmpty else {
-                    return .partnerFailed(PartnerError(.failed, detail: "the platform returned no SAML response"))
                 }
                 var latest = status
                 if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
@@ -206,7 +231,7 @@ extension Engine {
             saveProfile(profile)
             logger.info("partner account exchanged for a profile of \(profile.mvpd)")
         case .fallback(let session):
-            logger.info("silent partner exchange fell back (\(session.reasonType ?? session.actionName))")
+            logger.info("silent partner exchange fell back (\(session.map { $0.reasonType ?? $0.actionName } ?? "refused"))")
         case .partnerFailed(let error):
             logger.warning("silent partner exchange: partner failed (\(error.summary))")
         case .failed(let failure):
@@ -269,9 +294,12 @@ extension Engine {
         switch await exchange(mvpd, status: status, interactive: true) {
         case .profile(let profile):
             completeLogin(loginID, with: profile)
-        case .fallback(let session):
+        case .fallback(let session?):
             // Adobe's regular flow, with the code and URL its answer already carries.
             await continueSession(loginID, mvpd: mvpd, session: session, partnerStatus: status.headerValue)
+        case .fallback(nil):
+            // V1: the regular flow with the MVPD the viewer picked (a registration code of its own).
+            await runLogin(loginID, mvpd: mvpd)
         case .partnerFailed(let error):
             partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform could not complete the login.",
                                                     details: error.summary))

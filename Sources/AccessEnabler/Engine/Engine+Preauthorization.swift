@@ -66,17 +66,16 @@ extension Engine {
                 missing.append(resource)
             }
         }
-        let partnerStatus = profile.type == "appleSSO" && !missing.isEmpty ? await partnerHeaderForDecisions() : nil
-        let identity = profile.tempPassIdentity
-        var fetched = await fetchAll(missing, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus,
-                                     tempPassIdentity: identity)
+        // V2 sends the partner status with decisions on an `appleSSO` profile; V1 has no such header.
+        let partnerStatus = profile.type == "appleSSO" && !missing.isEmpty && !requestor.backend.isV1
+            ? await partnerHeaderForDecisions() : nil
+        var fetched = await fetchAll(missing, requestor: requestor, profile: profile, partnerStatus: partnerStatus)
         // Items whose error says `retry` are asked again, only them, at most twice (Adobe's advice).
         for attempt in 1...2 {
             let again = missing.filter { !fetched.callFailed.contains($0) && fetched.decisions[$0]?.error?.action == "retry" }
             guard !again.isEmpty, !Task.isCancelled else { break }
             try? await Task.sleep(nanoseconds: (500_000_000 << UInt64(attempt - 1)) + RequestExecutor.jitter())
-            let retried = await fetchAll(again, requestor: requestor, mvpd: mvpd, partnerStatus: partnerStatus,
-                                         tempPassIdentity: identity)
+            let retried = await fetchAll(again, requestor: requestor, profile: profile, partnerStatus: partnerStatus)
             fetched.decisions.merge(retried.decisions) { _, new in new }
             fetched.callFailed.formUnion(retried.callFailed)
             fetched.failure = retried.failure ?? (fetched.failure.flatMap { $0.action == "retry" ? nil : $0 })
@@ -100,8 +99,8 @@ extension Engine {
     }
 
     /// ⌈N / limit⌉ requests in parallel (the executor paces them).
-    private func fetchAll(_ resources: [String], requestor: Requestor, mvpd: String, partnerStatus: String?,
-                          tempPassIdentity: String?) async -> PreauthorizationOutcome
+    private func fetchAll(_ resources: [String], requestor: Requestor, profile: Profile, partnerStatus: String?)
+        async -> PreauthorizationOutcome
     {
         let limit = preauthorizeLimit
         let chunks = stride(from: 0, to: resources.count, by: limit).map {
@@ -112,8 +111,7 @@ extension Engine {
         return await withTaskGroup(of: PreauthorizationOutcome.self) { group in
             for chunk in chunks {
                 group.addTask {
-                    await Self.fetch(chunk, backend: backend, requestor: requestorID, mvpd: mvpd, partnerStatus: partnerStatus,
-                                     tempPassIdentity: tempPassIdentity)
+                    await Self.fetch(chunk, backend: backend, requestor: requestorID, profile: profile, partnerStatus: partnerStatus)
                 }
             }
             var merged = PreauthorizationOutcome()
@@ -128,13 +126,13 @@ extension Engine {
         }
     }
 
-    private static func fetch(_ chunk: [String], backend: V2Backend, requestor: String, mvpd: String,
-                              partnerStatus: String?, tempPassIdentity: String?) async -> PreauthorizationOutcome
+    private static func fetch(_ chunk: [String], backend: Backend, requestor: String, profile: Profile,
+                              partnerStatus: String?) async -> PreauthorizationOutcome
     {
         var outcome = PreauthorizationOutcome()
         do {
-            let decisions = try await backend.preauthorize(requestor, mvpd: mvpd, resources: chunk, partnerStatus: partnerStatus,
-                                                           tempPassIdentity: tempPassIdentity)
+            let decisions = try await backend.preauthorize(requestor, profile: profile, resources: chunk,
+                                                           partnerStatus: partnerStatus)
             let byResource = Dictionary(decisions.map { ($0.resource.trimmedSpaces, $0) }) { first, _ in first }
             for resource in chunk {
                 // A resource Adobe leaves out of the answer is not permitted.
@@ -144,10 +142,10 @@ extension Engine {
         } catch {
             if case .enhanced(let enhanced, _) = error.error, enhanced.code == "too_many_resources", chunk.count > 1 {
                 let half = chunk.count / 2
-                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, mvpd: mvpd,
-                                        partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity)
-                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, mvpd: mvpd,
-                                         partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity)
+                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, profile: profile,
+                                        partnerStatus: partnerStatus)
+                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, profile: profile,
+                                         partnerStatus: partnerStatus)
                 let parts = await [first, second]
                 for part in parts {
                     outcome.decisions.merge(part.decisions) { first, _ in first }

@@ -10,8 +10,14 @@ extension Engine {
     }
 
     /// Opcodes 0 and 1 answer an expiry in ms since the epoch, 2 the device id, 3 a profile
-    /// attribute (or `tokenSource`, derived from the profile's type and issuer).
+    /// attribute (or `tokenSource`, derived from the profile's type and issuer). V1 reads the user
+    /// metadata first when the profile does not have it yet (Engine+V1.swift).
     func getMetadata(_ key: MetadataKey) {
+        if deferMetadata(key) { return }
+        answerMetadata(key)
+    }
+
+    func answerMetadata(_ key: MetadataKey) {
         let profile = currentProfile()
         var value: JSONValue?
         var encrypted = false
@@ -41,12 +47,14 @@ extension Engine {
     }
 
     /// Removes the local profiles first (so checkAuthentication answers 0 at once, and a logout
-    /// never fails for the viewer), then tells Adobe — except for TempPass profiles: Adobe needs no
-    /// logout for them ("not required"; it would answer `complete`) and their TempPass goes on.
+    /// never fails for the viewer), then tells Adobe — except, in V2, for TempPass profiles: Adobe
+    /// needs no logout for them ("not required"; it would answer `complete`) and their TempPass goes
+    /// on. V1 logs the device out once, TempPass included (Engine+V1.swift).
     func logout() {
         guard let requestor else { return }
         endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
         let deviceID = context.withLock { $0.deviceID }
+        let current = currentProfile()
         let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
         let mvpds = stored.filter { !$0.isTemporary }.map(\.mvpd)
         do {
@@ -56,6 +64,10 @@ extension Engine {
             logger.error("cannot remove the stored profile: \(error)")
         }
         preauthorizationCache = [:]
+        if case .v1(let backend) = requestor.backend, !stored.isEmpty {
+            spawn { await self.runV1Logout(requestor, backend: backend, profile: current) }
+            return
+        }
         guard !mvpds.isEmpty else {
             emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
             return
@@ -64,7 +76,7 @@ extension Engine {
     }
 
     private func runLogout(_ requestor: Requestor, mvpds: [String]) async {
-        let backend = requestor.backend
+        guard case .v2(let backend) = requestor.backend else { return }
         let redirect = settings.redirectURL
         let answers = await withTaskGroup(of: (String, Result<[String: LogoutAction], CallFailure>).self) { group in
             for mvpd in mvpds {

@@ -36,8 +36,13 @@ extension Engine {
 
     private func runTempPassLogin(_ loginID: Int, mvpd: MVPD, identity: String?) async {
         guard let requestor else { return }
+        let backend: V2Backend
+        switch requestor.backend {
+        case .v1(let v1): return await runV1TempPassLogin(loginID, mvpd: mvpd, identity: identity, backend: v1)
+        case .v2(let v2): backend = v2
+        }
         do {
-            guard let profile = try await requestor.backend.profile(requestor.id, mvpd: mvpd.id, tempPassIdentity: identity)
+            guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id, tempPassIdentity: identity)
             else {
                 failLogin(loginID, AdvancedStatus("N500", .error, "Adobe returned no TempPass profile for \(mvpd.id)."))
                 return

@@ -11,7 +11,7 @@ package actor Engine {
     struct Requestor {
         let id: String
         var configuration: RequestorConfiguration
-        let backend: V2Backend
+        let backend: Backend
     }
 
     /// A login in progress: who waits for it, which MVPD, which code.
@@ -61,6 +61,8 @@ package actor Engine {
     var logoutRedirectPending = false
     /// The partner status and when it was asked (refreshed by setRequestor and when stale).
     var partnerCache: (status: PartnerStatus, askedAt: Int64)?
+    /// V1: getMetadata calls waiting for the user metadata being read (nil: none is being read).
+    var metadataWaiting: [MetadataKey]?
 
     package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
                  deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
@@ -68,7 +70,7 @@ package actor Engine {
     {
         self.settings = settings
         self.store = store
-        self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: "v2")
+        self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
         self.executor = executor
         self.context = context
         self.tracking = TrackingValues(deviceInfo: deviceInfo)
@@ -156,7 +158,7 @@ package actor Engine {
     private func runSetRequestor(_ id: String, _ serviceProviders: [String]?) async {
         let baseURL = Self.trimmedURL(serviceProviders?.first ?? settings.baseURL)
         if let serviceProviders, serviceProviders.count > 1 {
-            logger.warning("REST API V2 serves a requestor from one service URL; using \(baseURL) only")
+            logger.warning("Adobe serves a requestor from one service URL; using \(baseURL) only")
         }
         let backend = backend(for: baseURL)
         let deviceID = context.withLock { $0.deviceID }
@@ -216,10 +218,12 @@ package actor Engine {
         }
         switch profilesOutcome {
         case .success(let answered?):
-            // TempPass and degraded profiles are not in Adobe's list: they stay.
+            // V2: TempPass and degraded profiles are not in Adobe's list: they stay. V1: the token
+            // keeps what the store knows of it (type, user metadata).
             let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
             let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
-            let profiles = ProfileSync.merged(answered, stored: stored, now: synced)
+            let profiles = backend.isV1 ? ProfileSync.mergedV1(answered.first, stored: stored, configuration: configuration)
+                : ProfileSync.merged(answered, stored: stored, now: synced)
             do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
                 logger.error("cannot store profiles: \(error)")
             }
@@ -255,7 +259,7 @@ package actor Engine {
         for command in pending { dispatch(command) }
     }
 
-    private func backend(for baseURL: String) -> V2Backend {
+    private func backend(for baseURL: String) -> Backend {
         let provider: AccessTokenProvider
         if let existing = providers[baseURL] {
             provider = existing
@@ -268,7 +272,10 @@ package actor Engine {
             providers[baseURL] = provider
         }
         let context = context
-        return V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+        switch settings.apiGeneration {
+        case .v2: return .v2(V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }))
+        case .v1: return .v1(V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }))
+        }
     }
 
     // MARK: Helpers

@@ -12,4 +12,27 @@ enum ProfileSync {
         }
         return adobe + kept
     }
+
+    /// REST API V1: the device holds one authentication token (tokens/authn), answered without
+    /// type or user metadata. The stored profile of the same token (same MVPD and expiry) is kept
+    /// as it is (its type, user metadata, TempPass identity); a new token is typed from the
+    /// configuration (a TempPass MVPD's token is `temporary`, issued by Adobe). Stored TempPass
+    /// profiles stay, so that an expired one still says N111.
+    static func mergedV1(_ token: Profile?, stored: [Profile], configuration: RequestorConfiguration) -> [Profile] {
+        var profiles: [Profile] = []
+        if var token {
+            if let known = stored.first(where: { $0.mvpd == token.mvpd && $0.notAfter == token.notAfter }) {
+                token = known
+            } else if configuration.mvpd(token.mvpd)?.isTempPass == true {
+                token.type = "temporary"
+                token.issuer = "Adobe"
+                token.tempPassIdentity = stored.first { $0.mvpd == token.mvpd }?.tempPassIdentity
+            } else {
+                token.originUnknown = true  // a second-screen login or the platform's SSO: the metadata says
+            }
+            profiles.append(token)
+        }
+        let answered = Set(profiles.map(\.mvpd))
+        return profiles + stored.filter { $0.isTemporary && !answered.contains($0.mvpd) }
+    }
 }

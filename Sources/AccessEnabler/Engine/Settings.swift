@@ -9,6 +9,28 @@ public enum LoginMode: Int32, Sendable {
     case browser = 1
 }
 
+/// The Adobe Pass REST API the client speaks (the header's AE_API_*).
+public enum APIGeneration: Int32, Sendable {
+    /// The legacy REST API V1 ("Clientless API"), for integrations still configured for it (Adobe
+    /// supports it until the end of 2026).
+    case v1 = 1
+    /// REST API V2 (the default).
+    case v2 = 2
+
+    /// Adobe's production host for this generation: V2 at sp.auth.adobe.com, V1 at
+    /// api.auth.adobe.com (V1's endpoint pages name both its registration-code and its service
+    /// hosts api.auth.adobe.com).
+    public var defaultBaseURL: String {
+        switch self {
+        case .v1: "https://api.auth.adobe.com"
+        case .v2: "https://sp.auth.adobe.com"
+        }
+    }
+
+    /// How the token store keys this generation's records.
+    var storeName: String { self == .v1 ? "v1" : "v2" }
+}
+
 /// How callbacks are delivered (the header's AE_CALLBACKS_*).
 public enum CallbackMode: Int32, Sendable {
     /// On the client's callback thread.
@@ -20,7 +42,14 @@ public enum CallbackMode: Int32, Sendable {
 /// The client's configuration, resolved (defaults applied). Mirrors `ae_config`.
 public struct Settings: Sendable {
     public var softwareStatement: String
-    public var baseURL: String = "https://sp.auth.adobe.com"
+    /// REST API V2 (default) or the legacy V1. The calls and callbacks are the same either way.
+    public var apiGeneration: APIGeneration = .v2
+    /// The Adobe Pass host; by default the generation's production host (`defaultBaseURL`).
+    public var baseURL: String {
+        get { explicitBaseURL ?? apiGeneration.defaultBaseURL }
+        set { explicitBaseURL = newValue }
+    }
+    private var explicitBaseURL: String?
     public var storagePath: String?
     /// 32 bytes: seal the store's secrets with AES-256-GCM under this key. nil: not encrypted
     /// (the file is mode 0600).

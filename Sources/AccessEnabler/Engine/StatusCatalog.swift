@@ -20,7 +20,7 @@ package enum StatusCatalog {
         case .call:
             if let status = transport(error) { return status }
             if case .enhanced(let enhanced, let httpStatus) = error {
-                if enhanced.code == "invalid_parameter_service_provider" {
+                if enhanced.code == "invalid_parameter_service_provider" || enhanced.code == "invalid_requestor" {
                     return AdvancedStatus("CFG400", .error, "Invalid requestor id.", enhancedError: enhanced)
                 }
                 if httpStatus == 401 {
@@ -90,6 +90,7 @@ package enum StatusCatalog {
         let text = error.details ?? error.message ?? error.code
         switch error.code {
         case "authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
+            "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated",
             "identity_not_recognized_by_mvpd", "authorization_denied_by_session_invalidated",
             "authorization_denied_by_hba_policies":
             return AdvancedStatus("N000", .error, "The viewer is not authenticated: \(text)", enhancedError: error)
@@ -103,7 +104,9 @@ package enum StatusCatalog {
             return AdvancedStatus("Z120", .error, text, enhancedError: error)
         case "invalid_parameter_resources":
             return AdvancedStatus("Z130", .error, text, enhancedError: error)
-        case "internal_server_error":
+        case "internal_server_error", "internal_error":
+            return AdvancedStatus("Z500", .error, text, enhancedError: error)
+        case let code where code.hasPrefix("http_"):
             return AdvancedStatus("Z500", .error, text, enhancedError: error)
         default:
             return AdvancedStatus("Z100", .error, text, enhancedError: error)
@@ -127,10 +130,12 @@ package enum StatusCatalog {
         }
     }
 
-    /// True when Adobe says the profile is gone: the viewer must authenticate again.
+    /// True when Adobe says the profile (V2) or the authentication token (V1) is gone: the viewer
+    /// must authenticate again.
     package static func needsAuthentication(_ error: EnhancedError?) -> Bool {
         guard let error else { return false }
-        return ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated"]
+        return ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
+                "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated"]
             .contains(error.code)
     }
 

@@ -97,12 +97,27 @@ package actor AccessTokenProvider {
             logger.info("access token rejected (\(error.code)); renewing once")
         } catch .http(401) {
             logger.info("access token rejected (401); renewing once")
+        } catch .registration(let code, 401) {
+            // REST API V1 answers protected calls with DCR's errors (401 access_denied).
+            logger.info("access token rejected (\(code)); renewing once")
+        } catch .registration("invalid_client", let status) {
+            // V1: Adobe no longer permits this client (403): register again (profiles die with it).
+            logger.warning("client credentials rejected (invalid_client, \(status)); registering again")
+            await forgetCredentials()
         } catch {
             throw CallFailure(.call, error)
         }
         await invalidate(first)
         let second = try await accessToken()
         do { return try await call(second) } catch { throw CallFailure(.call, error) }
+    }
+
+    /// Drops the client credentials Adobe no longer accepts, so the next token registers anew.
+    private func forgetCredentials() {
+        loadFromStore()
+        if let credentials { try? store.deleteCredentials(scope, clientID: credentials.clientID) }
+        credentials = nil
+        token = nil
     }
 
     private func loadFromStore(again: Bool = false) {

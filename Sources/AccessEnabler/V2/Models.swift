@@ -145,7 +145,18 @@ package struct RequestorConfiguration: Codable, Sendable, Equatable {
 /// `ConfigurationResponse`: the sample and the OpenAPI file nest `mvpds` in `requestor`; the doc
 /// table puts it at the top level. Both are accepted.
 struct ConfigurationAnswer: Decodable {
-    struct Domain: Decodable { var name: String }
+    /// `{"name": …}` in V2; a bare string is read too (V1's MVPD list nesting is not documented).
+    struct Domain: Decodable {
+        var name: String
+        private enum CodingKeys: String, CodingKey { case name }
+        init(from decoder: any Decoder) throws {
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                name = text
+            } else {
+                name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+            }
+        }
+    }
     struct Requestor: Decodable {
         var id: String?
         var name: String?
@@ -186,6 +197,13 @@ package struct Profile: Codable, Sendable, Hashable {
     /// Promotional TempPass: the AP-TempPass-Identity value the profile was obtained with (the
     /// decisions on it need it again). Kept with the profile in the store; never logged.
     package var tempPassIdentity: String?
+    /// REST API V1: the profile came from tokens/authn, whose answer has no user metadata;
+    /// `attributes` holds only `userID` until GET tokens/usermetadata fills them (nil: complete).
+    package var attributesPending: Bool?
+    /// REST API V1: a token found at Adobe that this SDK did not make (another build of the app, a
+    /// lost store): whether the platform's SSO made it (`tokenSource`) is known only from the user
+    /// metadata, which logout then reads first (the V1 cookbook's logout step). nil: known.
+    package var originUnknown: Bool?
 
     package init(mvpd: String, notBefore: Int64, notAfter: Int64, issuer: String, type: String,
                  attributes: [String: ProfileAttribute]) {
@@ -319,6 +337,10 @@ package struct Decision: Decodable, Sendable {
         package var serializedToken: String
         package var notAfter: Int64?
         private enum CodingKeys: String, CodingKey { case serializedToken, notAfter }
+        package init(serializedToken: String, notAfter: Int64?) {
+            self.serializedToken = serializedToken
+            self.notAfter = notAfter
+        }
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             serializedToken = try container.decode(String.self, forKey: .serializedToken)
@@ -335,6 +357,18 @@ package struct Decision: Decodable, Sendable {
     package var error: EnhancedError?
 
     private enum CodingKeys: String, CodingKey { case resource, mvpd, source, authorized, token, notAfter, error }
+
+    package init(resource: String, authorized: Bool, error: EnhancedError? = nil, token: MediaToken? = nil,
+                 notAfter: Int64? = nil, source: String? = nil, mvpd: String? = nil)
+    {
+        self.resource = resource
+        self.authorized = authorized
+        self.error = error
+        self.token = token
+        self.notAfter = notAfter
+        self.source = source
+        self.mvpd = mvpd
+    }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
