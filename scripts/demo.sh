@@ -9,6 +9,7 @@
 #   scripts/demo.sh --partner picker:Cablevision   (Swift player) the simulated platform picker, where the viewer picks
 #   scripts/demo.sh --mvpd TempPass_TEST40         (Swift player) TempPass: the free preview starts at once, no login
 #   scripts/demo.sh --mvpd flexibleTempPass --identity viewer@example.com   (Swift player) promotional TempPass
+#   scripts/demo.sh --api v1                       any player on the legacy REST API V1 (the same calls and callbacks)
 # Other options go to the player. The C player's builds go to AE_CMAKE_BUILD_DIR (the package; default
 # build/cmake) and AE_DEMO_DIR (its install prefix and the player's build; default build/demo).
 set -euo pipefail

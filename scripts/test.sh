@@ -61,14 +61,28 @@ done
 out=$(bash scripts/demo.sh --player python)
 expect_output "Python player" "$out" "activation code" "short media token" "logout: done"
 
+step "example players on the legacy REST API V1 (--api v1): Swift (second screen, partner, TempPass), Python"
+out=$(bash scripts/demo.sh --api v1)
+expect_output "Swift player, V1" "$out" "REST API V1" "/api/v1/authenticate?reg_code=" "getAuthentication: authenticated" \
+    "short media token" "logout: done"
+out=$(bash scripts/demo.sh --api v1 --partner signed-in:Comcast)
+expect_output "Swift player, V1, partner" "$out" "tokenSource: Apple" "short media token" "sign out of it"
+out=$(bash scripts/demo.sh --api v1 --mvpd TempPass_TEST40)
+expect_output "Swift player, V1, TempPass" "$out" "status N011 info" "status Z011 info" "short media token" \
+    "tokenSource: Adobe" "logout: done"
+out=$(bash scripts/demo.sh --player python --api v1)
+expect_output "Python player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
+
 step "CMake package (build, ctest, install, find_package, pkg-config, SONAME)"
 AE_CMAKE_BUILD_DIR="$work/cmake" bash Tests/c/check-cmake-package.sh
 
 step "C example player, built against the installed package, against the emulator"
 out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c)
 expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done"
+out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --api v1)
+expect_output "C player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
 
-step "OpenAPI conformance of every request the SDK sent"
+step "conformance of every request the SDK sent: OpenAPI files (V2, DCR), the V1 endpoint table"
 python3 Tests/emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
 
 step "emulator tests (its answers against the OpenAPI files)"

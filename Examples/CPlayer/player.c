@@ -12,6 +12,7 @@
  *
  *   c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]
  *            [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]
+ *            [--api v2|v1]
  *
  * Unattended (the default) it picks --mvpd (or the first TV provider) and waits for someone to log
  * in at the printed URL: against the emulator started with --auto-login-ms, its simulated viewer
@@ -49,6 +50,7 @@ struct options {
     int timeout_s;
     int interactive;
     int qr;
+    int api_generation; /* AE_API_V2 or AE_API_V1 (--api) */
 };
 
 enum phase { STARTING, CHECKING, LOGGING_IN, AUTHORIZING, LOGGING_OUT, FINISHED };
@@ -291,7 +293,8 @@ static int read_stdin(void) {
 
 static void usage(FILE *out) {
     fprintf(out, "usage: c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]\n"
-                 "                [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]\n");
+                 "                [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]\n"
+                 "                [--api v2|v1]\n");
 }
 
 static int number_option(const char *name, const char *text, int minimum, int *out) {
@@ -313,10 +316,11 @@ static int parse_options(int argc, char **argv, struct options *options) {
         {"storage", required_argument, NULL, 's'},  {"poll-ms", required_argument, NULL, 'p'},
         {"timeout", required_argument, NULL, 't'},  {"interactive", no_argument, NULL, 'i'},
         {"no-qr", no_argument, NULL, 'n'},          {"software-statement", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"api", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *options = (struct options){.requestor = "REF30", .resource = "LIVE", .poll_ms = 3000, .timeout_s = -1,
-                                .qr = 1, .software_statement = DEMO_SOFTWARE_STATEMENT};
+                                .qr = 1, .software_statement = DEMO_SOFTWARE_STATEMENT, .api_generation = AE_API_V2};
     int option;
     while ((option = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (option) {
@@ -330,6 +334,16 @@ static int parse_options(int argc, char **argv, struct options *options) {
         case 't': if (number_option("--timeout", optarg, 0, &options->timeout_s)) return -1; break;
         case 'i': options->interactive = 1; break;
         case 'n': options->qr = 0; break;
+        case 'a':
+            if (strcmp(optarg, "v1") == 0) {
+                options->api_generation = AE_API_V1;
+            } else if (strcmp(optarg, "v2") == 0) {
+                options->api_generation = AE_API_V2;
+            } else {
+                fprintf(stderr, "c-player: --api takes v2 or v1, not '%s'\n", optarg);
+                return -1;
+            }
+            break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -356,6 +370,7 @@ static int create_client(void) {
     config.base_url = player.options.base_url;
     config.storage_path = player.options.storage;
     config.poll_interval_ms = player.options.poll_ms;
+    config.api_generation = player.options.api_generation;
     config.callback_mode = AE_CALLBACKS_EVENT_LOOP;
     ae_delegate delegate;
     ae_delegate_init(&delegate);
@@ -385,8 +400,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (create_client() != 0) return 1;
-    printf("AccessEnabler for Linux %s (C, event-loop mode) - requestor %s at %s\n", ae_version_string(),
-           player.options.requestor, player.options.base_url);
+    printf("AccessEnabler for Linux %s (C, event-loop mode) - requestor %s at %s, REST API %s\n", ae_version_string(),
+           player.options.requestor, player.options.base_url, player.options.api_generation == AE_API_V1 ? "V1" : "V2");
 
     int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     struct itimerspec second = {{1, 0}, {1, 0}};

@@ -190,6 +190,8 @@ def parse_options(argv):
     parser.add_argument("--timeout", type=int, help="give up after this many seconds (default: 120 unattended, none interactive)")
     parser.add_argument("--interactive", action="store_true", help="ask which TV provider to use")
     parser.add_argument("--software-statement", default=DEMO_SOFTWARE_STATEMENT)
+    parser.add_argument("--api", choices=["v2", "v1"], default="v2",
+                        help="the Adobe Pass REST API: v2 (default) or the legacy v1 (same calls and callbacks)")
     options = parser.parse_args(argv)
     if options.poll_ms < 1000:
         parser.error("--poll-ms must be at least 1000")
@@ -203,12 +205,13 @@ def main(argv=None):
     events = queue.Queue()
     try:
         client = ae.Client(options.software_statement, QueueDelegate(events), base_url=options.base_url,
-                           storage_path=options.storage, poll_interval_ms=options.poll_ms)
+                           storage_path=options.storage, poll_interval_ms=options.poll_ms,
+                           api_generation=ae.AE_API_V1 if options.api == "v1" else ae.AE_API_V2)
     except ae.AEError as error:
         print(f"player: cannot create the client: {error}", file=sys.stderr)
         return 1
     print(f"AccessEnabler for Linux {ae.version()} (Python, callback thread) - requestor {options.requestor} "
-          f"at {options.base_url}")
+          f"at {options.base_url}, REST API {options.api.upper()}")
     try:
         with client:
             return Player(client, options).run(events)

@@ -3,7 +3,7 @@
 //
 //   example-player --base-url http://127.0.0.1:PORT [--requestor REF30] [--mvpd ID] [--resource ID]
 //                  [--storage PATH] [--unattended] [--partner signed-in:PROVIDER | --partner picker:PROVIDER]
-//                  [--identity EMAIL]
+//                  [--identity EMAIL] [--api v2|v1]
 //
 // Without --unattended it asks which MVPD to use and waits while you log in on another device
 // (open the printed URL in a browser). With --unattended it picks --mvpd (or the first MVPD) and
@@ -13,7 +13,8 @@
 // `picker:Cablevision` shows the platform picker, where the simulated viewer picks that provider.
 // A TempPass MVPD (`--mvpd TempPass_TEST40`, marked "TempPass" in the list) needs no login: the free
 // preview starts at once. Promotional TempPass (`--mvpd flexibleTempPass`) is per viewer: --identity
-// gives the viewer's e-mail address, passed as getAuthentication's data.
+// gives the viewer's e-mail address, passed as getAuthentication's data. `--api v1` speaks the
+// legacy REST API V1 instead of V2: the calls and callbacks are the same.
 import AccessEnabler
 import Foundation
 
@@ -26,6 +27,7 @@ struct Options {
     var unattended = false
     var partner: String?
     var identity: String?
+    var api = APIGeneration.v2
     // A software statement from the TVE Dashboard; the emulator accepts any JWT-shaped one.
     var softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImV4YW1wbGUtcGxheWVyIn0.c2lnbmF0dXJl"
 
@@ -41,6 +43,14 @@ struct Options {
             case "--storage": storage = rest.popFirst()
             case "--partner": partner = rest.popFirst()
             case "--identity": identity = rest.popFirst()
+            case "--api":
+                switch rest.popFirst() {
+                case "v1": api = .v1
+                case "v2": api = .v2
+                default:
+                    print("--api takes v1 or v2")
+                    exit(2)
+                }
             case "--software-statement": softwareStatement = rest.popFirst() ?? softwareStatement
             default:
                 print("unknown option \(flag)")
@@ -117,6 +127,7 @@ func describe(_ millis: JSONValue?) -> String {
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 var settings = Settings(softwareStatement: options.softwareStatement)
+settings.apiGeneration = options.api
 settings.baseURL = options.baseURL
 settings.storagePath = options.storage
 settings.pollIntervalMillis = 3_000
@@ -145,7 +156,8 @@ do {
 }
 enabler.delegate = events
 enabler.statusDelegate = events
-print("AccessEnabler for Linux \(Version.string) — requestor \(options.requestor) at \(options.baseURL)")
+print("AccessEnabler for Linux \(Version.string) — requestor \(options.requestor) at \(options.baseURL), "
+    + "REST API \(options.api == .v1 ? "V1" : "V2")")
 
 func next() async -> Events.Event {
     let event = await events.next()

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 import pytest
 
-from harness import SOFTWARE_STATEMENT, Emulator, Recorder, ae
+from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae
 
 
 def pytest_report_header(config):
@@ -20,14 +20,32 @@ def recorder():
     return Recorder()
 
 
+# Runs a test against both REST API generations: `@both_apis` on a test whose fixtures use `api`
+# (make_client, ready_client, … do). Without it a test runs on V2.
+both_apis = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
+
+
 @pytest.fixture
-def make_client(emulator, recorder):
+def api(request):
+    """The REST API generation of the clients make_client creates: "v2" (default) or "v1"."""
+    return getattr(request, "param", "v2")
+
+
+@pytest.fixture
+def wire(api):
+    """The emulator's operation names of `api` (harness.WIRE)."""
+    return WIRE[api]
+
+
+@pytest.fixture
+def make_client(emulator, recorder, api):
     """Creates clients on the emulator (fast polling, no client-side pacing); closes them after."""
     clients = []
 
     def make(delegate=None, **options):
         settings = dict(software_statement=SOFTWARE_STATEMENT, base_url=emulator.url, device_id="tv-device-1",
-                        poll_interval_ms=1000, max_requests_per_second=-1)
+                        poll_interval_ms=1000, max_requests_per_second=-1,
+                        api_generation=ae.AE_API_V1 if api == "v1" else ae.AE_API_V2)
         settings.update(options)
         client = ae.Client(delegate=delegate or recorder, **settings)
         clients.append(client)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +23,44 @@ SOFTWARE_STATEMENT = (
     "eyJzb2Z0d2FyZV9pZCI6ImFjY2Vzc2VuYWJsZXItbGludXgtdGVzdHMiLCJjbGllbnRfbmFtZSI6IlRlc3RzIn0."
     "c2lnbmF0dXJl"
 )
+
+
+class Wire:
+    """What a flow looks like on the wire of one REST API generation: the emulator's operation names
+    (V2: the OpenAPI operationIds; V1: the names of Tests/emulator/aepass/v1/spec.py)."""
+
+    def __init__(self, api, **operations):
+        self.api = api
+        self.__dict__.update(operations)
+
+    def authorize(self, cached=False):
+        """The requests of one getAuthorization: V2 one decision; V1 authorize + media token, or
+        the media token alone while Adobe holds the authorization (`cached`)."""
+        if self.api == "v2":
+            return [self.decision]
+        return [self.media] if cached else [self.decision, self.media]
+
+    def login_url_code(self, url):
+        """The registration code in a login URL (REGCODE `url`, navigate_to_url)."""
+        if self.api == "v2":
+            return url.rsplit("/", 1)[1]
+        return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["reg_code"][0]
+
+
+WIRE = {
+    "v2": Wire("v2", register="processSoftwareStatementUsingPOST", token="generateAccessTokenUsingPOST",
+               configuration="handleRequestUsingGET", profiles="getProfilesUsingGET_1",
+               session="createSessionUsingPOST", poll="getProfileForCodeUsingGET_1",
+               decision="retrieveAuthorizeDecisionsForMvpdUsingPOST", media=None,
+               preauthorize="retrievePreAuthorizeDecisionsForMvpdUsingPOST_1", logout="getLogoutForMvpdUsingGET",
+               login_path="/api/v2/authenticate/REF30/"),
+    "v1": Wire("v1", register="processSoftwareStatementUsingPOST", token="generateAccessTokenUsingPOST",
+               configuration="v1ProvideMvpdList", profiles="v1RetrieveAuthenticationToken",
+               session="v1RegistrationCodeRequest", poll="v1RetrieveAuthenticationToken",
+               decision="v1InitiateAuthorization", media="v1ObtainShortMediaToken",
+               preauthorize="v1Preauthorize", logout="v1InitiateLogout",
+               login_path="/api/v1/authenticate?reg_code="),
+}
 
 
 class Emulator:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import login
+from conftest import both_apis, login
 from harness import ae
 
 lib = ae.lib
@@ -27,6 +27,7 @@ def test_calls_before_set_requestor_are_refused_without_callback(make_client, re
     assert recorder.events == []
 
 
+@both_apis
 def test_calls_after_a_failed_set_requestor_are_refused(make_client, recorder):
     client = make_client()
     client.set_requestor("UNKNOWN")
@@ -36,6 +37,7 @@ def test_calls_after_a_failed_set_requestor_are_refused(make_client, recorder):
     assert error.value.status == ae.AE_E_NO_REQUESTOR
 
 
+@both_apis
 def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_client, recorder):
     client = make_client()
     client.set_requestor("REF30")
@@ -48,6 +50,7 @@ def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_cl
                                 "set_metadata_status", "preauthorized_resources"]
 
 
+@both_apis
 def test_queued_calls_end_with_their_failure_callbacks_when_set_requestor_fails(make_client, recorder):
     client = make_client()
     client.set_requestor("UNKNOWN")
@@ -136,6 +139,7 @@ def test_handles_after_destroy_and_null(make_client, recorder):
     client._handle = ae._CLIENT()  # already destroyed
 
 
+@both_apis
 def test_destroy_with_requests_in_flight_stops_every_callback(make_client, recorder, emulator):
     emulator.config(latency_ms=300)
     client = make_client()
@@ -149,6 +153,7 @@ def test_destroy_with_requests_in_flight_stops_every_callback(make_client, recor
     assert len(recorder.events) == count
 
 
+@both_apis
 def test_destroy_from_inside_a_callback(make_client, recorder, emulator):
     client = make_client()
     destroyed = threading.Event()
@@ -165,6 +170,7 @@ def test_destroy_from_inside_a_callback(make_client, recorder, emulator):
     assert recorder.names() == ["set_requestor_complete"]
 
 
+@both_apis
 def test_polling_stops_when_the_client_is_destroyed(ready_client, recorder, emulator):
     ready_client.get_authentication()
     recorder.wait("display_provider_dialog")
@@ -176,6 +182,7 @@ def test_polling_stops_when_the_client_is_destroyed(ready_client, recorder, emul
     assert emulator.operations() == []
 
 
+@both_apis
 def test_many_threads_calling_at_once(ready_client, recorder, emulator):
     login(ready_client, recorder, emulator)
     errors = []

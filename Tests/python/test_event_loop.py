@@ -5,6 +5,7 @@ import select
 import threading
 import time
 
+from conftest import both_apis
 from harness import ae
 
 
@@ -19,6 +20,7 @@ def run_loop(client, until, timeout=15):
             client.dispatch()
 
 
+@both_apis
 def test_the_whole_flow_from_one_poll_loop(make_client, recorder, emulator):
     emulator.config(auto_login_ms=300)
     client = make_client(callback_mode=ae.AE_CALLBACKS_EVENT_LOOP)

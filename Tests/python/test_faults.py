@@ -6,22 +6,19 @@ import json
 import re
 import sqlite3
 import time
+import urllib.parse
 
 import pytest
 
-from harness import Recorder, ae
+from harness import WIRE, Recorder, ae
 
-CONFIGURATION = "handleRequestUsingGET"
-REGISTER = "processSoftwareStatementUsingPOST"
-TOKEN = "generateAccessTokenUsingPOST"
-AUTHORIZE = "retrieveAuthorizeDecisionsForMvpdUsingPOST"
-PREAUTHORIZE = "retrievePreAuthorizeDecisionsForMvpdUsingPOST_1"
-POLL = "getProfileForCodeUsingGET_1"
 TIMEOUT_MS = 1000  # request_timeout_ms of the clients that meet a never-ending answer
-# Observed: the retry after a 429 goes out 1.0 s later whatever Retry-After says. libcurl hands
-# header lines over with their "\r\n"; in Swift "\r\n" is one Character, so trimmingSpaces()
-# (HTTPMessage.swift), which compares the last Character with "\r" and "\n", keeps it: the value
-# "2\r\n" is no Int and RequestExecutor falls back to 1 s.
+# The tests marked @both_apis run on REST API V2 and V1 (`wire` names the emulator's operations of
+# each); the others exercise V2-only answers (item-level errors of the decisions API).
+both_apis = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
+
+AUTHORIZE = WIRE["v2"].decision  # the V2-only tests' operation
+REGISTER, TOKEN = WIRE["v2"].register, WIRE["v2"].token  # DCR: the same for both generations
 
 # --- helpers -----------------------------------------------------------------------------------------
 
@@ -62,6 +59,14 @@ def last_status(recorder):
 
 def entries(emulator, operation):
     return [e for e in emulator.log() if e["operation"] == operation]
+
+
+def preauthorized_in(entry):
+    """The resources a preauthorization request asked for (V2: JSON body; V1: `resource` query)."""
+    if entry["body"]:
+        return json.loads(entry["body"])["resources"]
+    query = urllib.parse.parse_qs(entry["query"])
+    return query["resource"][0].split(",")
 
 
 def age_store(path):
@@ -126,8 +131,9 @@ def set_requestor_fails(make_client, recorder, **options):
     {"kind": "reset_mid_body"},
     {"kind": "oversized"},
 ], ids=lambda f: f["kind"])
-def test_set_requestor_network_failure_is_cfg404(make_client, recorder, emulator, fault):
-    emulator.faults({"operation": CONFIGURATION, **fault})
+@both_apis
+def test_set_requestor_network_failure_is_cfg404(make_client, recorder, emulator, fault, wire):
+    emulator.faults({"operation": wire.configuration, **fault})
     _, status, _ = set_requestor_fails(make_client, recorder)
     assert status["errorId"] == "CFG404"
     assert status["enhancedError"]["code"] == "network_error"
@@ -135,8 +141,9 @@ def test_set_requestor_network_failure_is_cfg404(make_client, recorder, emulator
         assert SIZE_MENTION.search(status["message"] + " " + status["enhancedError"]["message"]), status
 
 
-def test_set_requestor_never_ending_answer_is_bounded_by_the_request_timeout(make_client, recorder, emulator):
-    emulator.faults({"operation": CONFIGURATION, "kind": "never_ending"})
+@both_apis
+def test_set_requestor_never_ending_answer_is_bounded_by_the_request_timeout(make_client, recorder, emulator, wire):
+    emulator.faults({"operation": wire.configuration, "kind": "never_ending"})
     _, status, elapsed = set_requestor_fails(make_client, recorder, request_timeout_ms=TIMEOUT_MS)
     assert status["errorId"] == "CFG404" and status["enhancedError"]["code"] == "network_error"
     assert elapsed < TIMEOUT_MS / 1000 + 3
@@ -147,45 +154,50 @@ def test_set_requestor_never_ending_answer_is_bounded_by_the_request_timeout(mak
     ({"kind": "status", "status": 503}, "CFG503"),
     ({"kind": "html_error"}, "CFG503"),
 ], ids=["502", "503", "html_503"])
-def test_set_requestor_server_error_is_cfg5xx(make_client, recorder, emulator, fault, error_id):
-    emulator.faults({"operation": CONFIGURATION, **fault})
+@both_apis
+def test_set_requestor_server_error_is_cfg5xx(make_client, recorder, emulator, fault, error_id, wire):
+    emulator.faults({"operation": wire.configuration, **fault})
     _, status, _ = set_requestor_fails(make_client, recorder)
     assert status["errorId"] == error_id
-    assert len(entries(emulator, CONFIGURATION)) <= 3
+    assert len(entries(emulator, wire.configuration)) <= 3
 
 
 @pytest.mark.parametrize("kind", ["malformed_json", "truncated_json", "wrong_content_type"])
-def test_set_requestor_unreadable_answer_is_cfg500(make_client, recorder, emulator, kind):
-    emulator.faults({"operation": CONFIGURATION, "kind": kind})
+@both_apis
+def test_set_requestor_unreadable_answer_is_cfg500(make_client, recorder, emulator, kind, wire):
+    emulator.faults({"operation": wire.configuration, "kind": kind})
     _, status, _ = set_requestor_fails(make_client, recorder)
     assert status["errorId"] == "CFG500"
     assert status["enhancedError"]["code"] == "server_response_format_unknown"
 
 
 @pytest.mark.parametrize("operation, error_id", [(REGISTER, "R400"), (TOKEN, "R401")], ids=["register", "token"])
-def test_set_requestor_registration_failures(make_client, recorder, emulator, operation, error_id):
+@both_apis
+def test_set_requestor_registration_failures(make_client, recorder, emulator, operation, error_id, wire):
     emulator.faults({"operation": operation, "kind": "status", "status": 503})
     _, status, _ = set_requestor_fails(make_client, recorder)
     assert status["errorId"] == error_id
 
 
-def test_set_requestor_honours_retry_after(make_client, recorder, emulator):
-    emulator.faults({"operation": CONFIGURATION, "kind": "throttle", "retry_after": 2, "requests": [1]})
+@both_apis
+def test_set_requestor_honours_retry_after(make_client, recorder, emulator, wire):
+    emulator.faults({"operation": wire.configuration, "kind": "throttle", "retry_after": 2, "requests": [1]})
     client = make_client()
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
-    first, second = entries(emulator, CONFIGURATION)[:2]
+    first, second = entries(emulator, wire.configuration)[:2]
     assert (first["status"], first["fault"], second["status"]) == (429, "throttle", 200)
     assert second["t_ms"] - first["t_ms"] >= 2000 - 5
 
 
-def test_set_requestor_renews_an_expired_access_token(make_client, recorder, emulator):
-    emulator.faults({"operation": CONFIGURATION, "kind": "expire_access_token", "requests": [1]})
+@both_apis
+def test_set_requestor_renews_an_expired_access_token(make_client, recorder, emulator, wire):
+    emulator.faults({"operation": wire.configuration, "kind": "expire_access_token", "requests": [1]})
     client = make_client()
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
-    configuration = [(e["operation"], e["status"]) for e in emulator.log() if e["operation"] in (CONFIGURATION, TOKEN)]
-    assert configuration[-3:] == [(CONFIGURATION, 401), (TOKEN, 201), (CONFIGURATION, 200)]
+    configuration = [(e["operation"], e["status"]) for e in emulator.log() if e["operation"] in (wire.configuration, wire.token)]
+    assert configuration[-3:] == [(wire.configuration, 401), (wire.token, 201), (wire.configuration, 200)]
 
 
 @pytest.mark.parametrize("fault, error_id", [
@@ -193,13 +205,14 @@ def test_set_requestor_renews_an_expired_access_token(make_client, recorder, emu
     ({"kind": "html_error"}, "CFG503"),
     ({"kind": "reset_mid_body"}, "CFG404"),
 ], ids=["503", "html_503", "reset"])
+@both_apis
 def test_transient_failure_with_a_stored_configuration_completes_with_a_warning(
-        make_client, recorder, emulator, store, fault, error_id):
+        make_client, recorder, emulator, store, fault, error_id, wire):
     emulator.faults({"operation": "*", **fault})  # configuration and the profile sync both fail
     client = make_client(storage_path=store)
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
-    assert entries(emulator, CONFIGURATION)[0]["fault"] == fault["kind"]  # Adobe was asked
+    assert entries(emulator, wire.configuration)[0]["fault"] == fault["kind"]  # Adobe was asked
     warning = recorder.find_status(error_id)
     assert warning is not None and warning["level"] == "warning", recorder.statuses()
     assert_still_signed_in(client, recorder)
@@ -208,9 +221,10 @@ def test_transient_failure_with_a_stored_configuration_completes_with_a_warning(
     assert recorder.wait("set_token")[1] == "LIVE"
 
 
+@both_apis
 def test_unreadable_configuration_with_a_stored_one_fails_and_leaves_the_store_intact(
-        make_client, recorder, emulator, store):
-    emulator.faults({"operation": CONFIGURATION, "kind": "malformed_json"})
+        make_client, recorder, emulator, store, wire):
+    emulator.faults({"operation": wire.configuration, "kind": "malformed_json"})
     client = make_client(storage_path=store)
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (0,)  # not transient: no fallback
@@ -233,18 +247,20 @@ def authorization_fails(client, recorder, resource="LIVE"):
     return failed, last_status(recorder), elapsed
 
 
-def test_get_authorization_connection_reset_is_z120(signed_in, recorder, emulator):
+@both_apis
+def test_get_authorization_connection_reset_is_z120(signed_in, recorder, emulator, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, "kind": "reset_mid_body"})
+    emulator.faults({"operation": wire.decision, "kind": "reset_mid_body"})
     (resource, code, description), status, _ = authorization_fails(client, recorder)
     assert (resource, code) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR) and description
     assert status["errorId"] == "Z120" and status["enhancedError"]["code"] == "network_error"
     assert_still_signed_in(client, recorder)
 
 
-def test_get_authorization_never_ending_answer_is_bounded(signed_in, recorder, emulator):
+@both_apis
+def test_get_authorization_never_ending_answer_is_bounded(signed_in, recorder, emulator, wire):
     client = signed_in(request_timeout_ms=TIMEOUT_MS)
-    emulator.faults({"operation": AUTHORIZE, "kind": "never_ending"})
+    emulator.faults({"operation": wire.decision, "kind": "never_ending"})
     (resource, code, _), status, elapsed = authorization_fails(client, recorder)
     assert (resource, code) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR)
     assert status["errorId"] == "Z120" and status["enhancedError"]["code"] == "network_error"
@@ -252,9 +268,10 @@ def test_get_authorization_never_ending_answer_is_bounded(signed_in, recorder, e
     assert_still_signed_in(client, recorder)
 
 
-def test_get_authorization_oversized_answer_is_capped(signed_in, recorder, emulator):
+@both_apis
+def test_get_authorization_oversized_answer_is_capped(signed_in, recorder, emulator, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, "kind": "oversized"})
+    emulator.faults({"operation": wire.decision, "kind": "oversized"})
     (resource, code, description), status, _ = authorization_fails(client, recorder)
     assert (resource, code) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR)
     assert status["errorId"] == "Z120" and status["enhancedError"]["code"] == "network_error"
@@ -269,41 +286,46 @@ def test_get_authorization_oversized_answer_is_capped(signed_in, recorder, emula
     {"kind": "truncated_json"},
     {"kind": "wrong_content_type"},
 ], ids=["503", "html_503", "malformed_json", "truncated_json", "wrong_content_type"])
-def test_get_authorization_server_error_or_unreadable_answer_is_z500(signed_in, recorder, emulator, fault):
+@both_apis
+def test_get_authorization_server_error_or_unreadable_answer_is_z500(signed_in, recorder, emulator, fault, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, **fault})
+    emulator.faults({"operation": wire.decision, **fault})
     (resource, code, description), status, _ = authorization_fails(client, recorder)
     assert (resource, code) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR) and description
     assert status["errorId"] == "Z500"
-    assert len(entries(emulator, AUTHORIZE)) <= 3
+    assert len(entries(emulator, wire.decision)) <= 3
     assert_still_signed_in(client, recorder)
 
 
-def test_plain_application_json_answer_is_accepted(signed_in, recorder, emulator):
+@both_apis
+def test_plain_application_json_answer_is_accepted(signed_in, recorder, emulator, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, "kind": "wrong_content_type", "content_type": "application/json"})
+    emulator.faults({"operation": wire.decision, "kind": "wrong_content_type", "content_type": "application/json"})
     client.get_authorization("LIVE")
     name, args = wait_any(recorder, ("set_token", "token_request_failed"))
     assert (name, args[1]) == ("set_token", "LIVE"), last_status(recorder)
 
 
-def test_get_authorization_honours_retry_after(signed_in, recorder, emulator):
+@both_apis
+def test_get_authorization_honours_retry_after(signed_in, recorder, emulator, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, "kind": "throttle", "retry_after": 2, "requests": [1]})
+    emulator.faults({"operation": wire.decision, "kind": "throttle", "retry_after": 2, "requests": [1]})
     client.get_authorization("LIVE")
     assert recorder.wait("set_token")[1] == "LIVE"
-    first, second = entries(emulator, AUTHORIZE)
+    first, second = entries(emulator, wire.decision)
     assert (first["status"], second["status"]) == (429, 200)
     assert second["t_ms"] - first["t_ms"] >= 2000 - 5
 
 
-def test_expired_access_token_mid_flow_is_renewed_once(signed_in, recorder, emulator):
+@both_apis
+def test_expired_access_token_mid_flow_is_renewed_once(signed_in, recorder, emulator, wire):
     client = signed_in()
-    emulator.faults({"operation": AUTHORIZE, "kind": "expire_access_token", "requests": [1]})
+    emulator.faults({"operation": wire.decision, "kind": "expire_access_token", "requests": [1]})
     client.get_authorization("LIVE")
     assert recorder.wait("set_token")[1] == "LIVE"
+    first, *rest = wire.authorize()
     assert [(e["operation"], e["status"]) for e in emulator.log()] == [
-        (AUTHORIZE, 401), (TOKEN, 201), (AUTHORIZE, 200)]
+        (first, 401), (wire.token, 201), (first, 200)] + [(operation, 200) for operation in rest]
 
 
 def test_item_level_denial_is_user_not_authorized(signed_in, recorder, emulator):
@@ -330,15 +352,16 @@ def test_item_level_error_with_action_retry_is_retried_at_most_twice(signed_in, 
 
 
 @pytest.mark.parametrize("requests", [[1], None], ids=["first_attempt", "every_attempt"])
-def test_enhanced_error_with_action_retry_is_bounded(signed_in, recorder, emulator, requests):
+@both_apis
+def test_enhanced_error_with_action_retry_is_bounded(signed_in, recorder, emulator, requests, wire):
     client = signed_in()
-    fault = {"operation": AUTHORIZE, "kind": "enhanced_error", "code": "network_connection_timeout"}
+    fault = {"operation": wire.decision, "kind": "enhanced_error", "code": "network_connection_timeout"}
     emulator.faults(fault if requests is None else {**fault, "requests": requests})
     started = time.monotonic()
     client.get_authorization("LIVE")
     name, args = wait_any(recorder, ("set_token", "token_request_failed"))
     assert time.monotonic() - started < 10
-    attempts = entries(emulator, AUTHORIZE)
+    attempts = entries(emulator, wire.decision)
     assert 1 <= len(attempts) <= 3
     if name == "token_request_failed":
         assert args[:2] == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR)
@@ -359,17 +382,18 @@ def test_enhanced_error_with_action_retry_is_bounded(signed_in, recorder, emulat
     pytest.param({"kind": "reset_mid_body"}, id="reset"),
     pytest.param({"kind": "malformed_json"}, id="malformed_json"),
 ])
-def test_failed_preauthorization_request_is_p100_and_leaves_its_resources_out(signed_in, recorder, emulator, fault):
+@both_apis
+def test_failed_preauthorization_request_is_p100_and_leaves_its_resources_out(signed_in, recorder, emulator, fault, wire):
     client = signed_in(preauthorize_limit=2)
     # Two chunks go out together: whichever arrives first passes; the other one fails, and so do
     # its retries (a failed request whose error says `retry` may be repeated: at most 3 attempts).
-    emulator.faults({"operation": PREAUTHORIZE, "requests": list(range(2, 30)), **fault})
+    emulator.faults({"operation": wire.preauthorize, "requests": list(range(2, 30)), **fault})
     client.check_preauthorized_resources(["A", "B", "C", "D"])
     (resources,) = recorder.wait("preauthorized_resources", timeout=20)
-    sent = entries(emulator, PREAUTHORIZE)
-    passed = json.loads(sent[0]["body"])["resources"]
+    sent = entries(emulator, wire.preauthorize)
+    passed = preauthorized_in(sent[0])
     assert resources == passed  # the chunk whose request failed is left out
-    assert all(json.loads(e["body"])["resources"] != passed for e in sent[1:])
+    assert all(preauthorized_in(e) != passed for e in sent[1:])
     assert 2 <= len(sent) <= 1 + 3, [e["status"] for e in sent]
     p100 = recorder.find_status("P100")
     assert p100 is not None and p100["level"] == "error"
@@ -378,34 +402,37 @@ def test_failed_preauthorization_request_is_p100_and_leaves_its_resources_out(si
     assert_still_signed_in(client, recorder)
 
 
-def test_preauthorization_never_ending_answer_is_bounded_by_the_request_timeout(signed_in, recorder, emulator):
+@both_apis
+def test_preauthorization_never_ending_answer_is_bounded_by_the_request_timeout(signed_in, recorder, emulator, wire):
     client = signed_in(request_timeout_ms=TIMEOUT_MS)
-    emulator.faults({"operation": PREAUTHORIZE, "kind": "never_ending"})
+    emulator.faults({"operation": wire.preauthorize, "kind": "never_ending"})
     started = time.monotonic()
     client.check_preauthorized_resources(["A", "B"])
     assert recorder.wait("preauthorized_resources", timeout=20) == ([],)
     elapsed = time.monotonic() - started
     assert recorder.find_status("P100") is not None
-    assert len(entries(emulator, PREAUTHORIZE)) == 1
+    assert len(entries(emulator, wire.preauthorize)) == 1
     assert elapsed < TIMEOUT_MS / 1000 + 3
 
 
 # --- second-screen polling ---------------------------------------------------------------------------
 
-def test_polling_keeps_going_through_faults_until_the_login_completes(make_client, recorder, emulator):
+@both_apis
+def test_polling_keeps_going_through_faults_until_the_login_completes(make_client, recorder, emulator, wire):
     client = make_client(request_timeout_ms=TIMEOUT_MS)
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
+    emulator.clear_log()  # V1's setRequestor reads tokens/authn too: count the polls only
     kinds = [{"kind": "reset_mid_body"}, {"kind": "status", "status": 503}, {"kind": "throttle"},
              {"kind": "malformed_json"}, {"kind": "never_ending"}]
-    emulator.faults(*({"operation": POLL, "requests": [n], **kind} for n, kind in enumerate(kinds, 1)))
+    emulator.faults(*({"operation": wire.poll, "requests": [n], **kind} for n, kind in enumerate(kinds, 1)))
     client.get_authentication()
     recorder.wait("display_provider_dialog")
     client.set_selected_provider("Cablevision")
     regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
     emulator.login(regcode["code"])  # the viewer is done at once; the client learns it after the faults
     assert recorder.wait("set_authentication_status", timeout=30) == (1, "")
-    polls = entries(emulator, POLL)
+    polls = entries(emulator, wire.poll)
     assert [p.get("fault") for p in polls[:len(kinds)]] == [k["kind"] for k in kinds]
     assert polls[-1]["status"] == 200 and "fault" not in polls[-1]
     assert not [s for s in recorder.statuses() if s["errorId"] in ("N130", "N500", "REG500")]

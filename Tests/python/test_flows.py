@@ -1,27 +1,35 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The AccessEnabler flows through the real .so (ctypes) against the emulator."""
+"""The AccessEnabler flows through the real .so (ctypes) against the emulator, on both REST API
+generations (V2, and the legacy V1): the host sees the same calls and callbacks; only the wire
+differs (`wire`: the emulator's operation names)."""
 import base64
 import threading
+
+import pytest
 
 from conftest import login
 from harness import SOFTWARE_STATEMENT, ae
 
+pytestmark = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
 
-def test_full_sequence(ready_client, recorder, emulator):
+
+def test_full_sequence(ready_client, recorder, emulator, wire):
     client = ready_client
     client.check_authentication()
     assert recorder.wait("set_authentication_status") == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
 
     client.get_authentication()
     mvpds = recorder.wait("display_provider_dialog")[0]
+    v1_only = ["TempPass"] if wire.api == "v1" else []  # V1's MVPD list also has Adobe's sample pseudo-MVPD
     assert [m["ID"] for m in mvpds] == ["Cablevision", "Comcast_SSO", "Spectrum", "DTV", "Dish", "TempPass_TEST40",
-                                        "flexibleTempPass"]
+                                        "flexibleTempPass"] + v1_only
     assert mvpds[0]["displayName"] == "Optimum" and mvpds[0]["logoURL"].endswith("/_emulator/logos/Cablevision.svg")
 
     client.set_selected_provider("Cablevision")
     regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
     assert regcode["level"] == "info" and regcode["mvpd"] == "Cablevision"
-    assert regcode["url"] == f"{emulator.url}/api/v2/authenticate/REF30/{regcode['code']}"
+    assert regcode["url"].startswith(f"{emulator.url}{wire.login_path}")
+    assert wire.login_url_code(regcode["url"]) == regcode["code"]
     assert regcode["notAfter"] > 0
     emulator.login(regcode["code"])
     assert recorder.wait("set_authentication_status", lambda s, c: s == 1) == (1, "")
@@ -51,15 +59,20 @@ def test_full_sequence(ready_client, recorder, emulator):
 
     client.logout()
     recorder.wait("set_authentication_status", lambda s, c: s == 0, count=2)
-    logout_status = recorder.find_status("LOGOUT")
-    assert "/adobe-services/logout?" in logout_status["url"]
+    if wire.api == "v2":
+        logout_status = recorder.find_status("LOGOUT")
+        assert "/adobe-services/logout?" in logout_status["url"]
+    else:
+        assert recorder.find_status("LOGOUT") is None  # V1 logs out at Adobe only (no MVPD logout page)
     client.check_authentication()
     assert recorder.wait("set_authentication_status", lambda s, c: s == 0, count=3) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
 
+    logout_page = ["status"] if wire.api == "v2" else []
     assert recorder.names() == [
         "set_requestor_complete", "set_authentication_status", "display_provider_dialog", "status",
-        "set_authentication_status", "set_token", "preauthorized_resources"] + ["set_metadata_status"] * 6 + [
-        "status", "set_authentication_status", "set_authentication_status"]
+        "set_authentication_status", "set_token", "preauthorized_resources"] + ["set_metadata_status"] * 6 + \
+        logout_page + ["set_authentication_status", "set_authentication_status"]
+    assert emulator.operations()[-1] == wire.logout
     recorder.wait("send_tracking_data", count=5)  # the last one follows the last status callback
     tracking = [args[0] for args in recorder.of("send_tracking_data")]
     assert tracking == [ae.TRACKING_AUTHENTICATION, ae.TRACKING_MVPD_SELECTION, ae.TRACKING_AUTHENTICATION,
@@ -123,7 +136,7 @@ def test_denied_resource(ready_client, recorder, emulator):
     assert recorder.names()[-2:] == ["status", "token_request_failed"]
 
 
-def test_restart_persistence_with_zero_requests(make_client, recorder, emulator, tmp_path):
+def test_restart_persistence_with_zero_requests(make_client, recorder, emulator, tmp_path, wire):
     store = str(tmp_path / "store.sqlite")
     first = make_client(storage_path=store)
     first.set_requestor("REF30")
@@ -140,26 +153,34 @@ def test_restart_persistence_with_zero_requests(make_client, recorder, emulator,
     assert second_recorder.wait("set_authentication_status") == (1, "")
     second.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "zip"})
     assert second_recorder.wait("set_metadata_status")[0] == ["10001", "10002"]
-    assert emulator.operations() == []
+    # V1's token carries no user metadata: the first getMetadata reads it (once, for good)
+    metadata = ["v1UserMetadata"] if wire.api == "v1" else []
+    assert emulator.operations() == metadata
+    second.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "householdID"})
+    second_recorder.wait("set_metadata_status", count=2)
+    assert emulator.operations() == metadata
 
-    second.get_authorization("LIVE")  # the stored access token is still good: one request
+    second.get_authorization("LIVE")  # the stored access token is still good: the decision's requests only
     second_recorder.wait("set_token")
-    assert emulator.operations() == ["retrieveAuthorizeDecisionsForMvpdUsingPOST"]
+    assert emulator.operations() == metadata + wire.authorize()
+    second.get_authorization("LIVE")  # V1: Adobe holds the authorization now: the media token alone
+    second_recorder.wait("set_token", count=2)
+    assert emulator.operations() == metadata + wire.authorize() + wire.authorize(cached=True)
 
 
-def test_expired_access_token_is_renewed_once(ready_client, recorder, emulator):
+def test_expired_access_token_is_renewed_once(ready_client, recorder, emulator, wire):
     login(ready_client, recorder, emulator)
     emulator.control("POST", "expire-access-tokens")
     emulator.clear_log()
     ready_client.get_authorization("LIVE")
     recorder.wait("set_token")
     log = emulator.log()
+    first, *rest = wire.authorize()
     assert [(e["operation"], e["status"]) for e in log] == [
-        ("retrieveAuthorizeDecisionsForMvpdUsingPOST", 401), ("generateAccessTokenUsingPOST", 201),
-        ("retrieveAuthorizeDecisionsForMvpdUsingPOST", 200)]
+        (first, 401), (wire.token, 201), (first, 200)] + [(operation, 200) for operation in rest]
 
 
-def test_invalid_client_registers_again(ready_client, recorder, emulator):
+def test_invalid_client_registers_again(ready_client, recorder, emulator, wire):
     client_id = emulator.log()[0]["client_id"] or next(e["client_id"] for e in emulator.log() if e["client_id"])
     emulator.control("POST", "invalidate-client", {"client_id": client_id})
     emulator.clear_log()
@@ -167,8 +188,10 @@ def test_invalid_client_registers_again(ready_client, recorder, emulator):
     recorder.wait("display_provider_dialog")
     ready_client.set_selected_provider("Cablevision")
     recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
-    assert emulator.operations()[:4] == ["createSessionUsingPOST", "generateAccessTokenUsingPOST",
-                                         "processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST"]
+    if wire.api == "v2":  # the token request says invalid_client
+        assert emulator.operations()[:4] == [wire.session, wire.token, wire.register, wire.token]
+    else:  # V1 answers the call itself 403 invalid_client (DCR's table for protected calls)
+        assert emulator.operations()[:4] == [wire.session, wire.register, wire.token, wire.session]
 
 
 def test_get_authorization_starts_authentication(ready_client, recorder, emulator):
@@ -187,22 +210,32 @@ def test_check_authorization_does_not_authenticate(ready_client, recorder):
     assert "display_provider_dialog" not in recorder.names()
 
 
-def test_already_authenticated_get_authentication_answers_at_once(ready_client, recorder, emulator):
-    login(ready_client, recorder, emulator)
+def test_already_authenticated_get_authentication_answers_at_once(ready_client, recorder, emulator, wire):
+    first = login(ready_client, recorder, emulator)
     emulator.clear_log()
     ready_client.get_authentication()
     assert recorder.wait("set_authentication_status", count=2) == (1, "")
     assert emulator.operations() == []
-    # force_authn runs the flow; Adobe already has the profile: "authorize", no code to show
     ready_client.get_authentication(force_authn=True)
     recorder.wait("display_provider_dialog", count=2)
     ready_client.set_selected_provider("Cablevision")
-    assert recorder.wait("set_authentication_status", count=3) == (1, "")
-    assert emulator.operations() == ["createSessionUsingPOST", "getProfileForMvpdUsingGET"]
-    assert len([s for s in recorder.statuses() if s["errorId"] == "REGCODE"]) == 1
+    if wire.api == "v2":
+        # force_authn runs the flow; Adobe already has the profile: "authorize", no code to show
+        assert recorder.wait("set_authentication_status", count=3) == (1, "")
+        assert emulator.operations() == ["createSessionUsingPOST", "getProfileForMvpdUsingGET"]
+        assert len([s for s in recorder.statuses() if s["errorId"] == "REGCODE"]) == 1
+    else:
+        # V1 has no such answer: a new code, and the token the device already had does not end it
+        regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE", count=2)[0]
+        assert regcode["code"] != first["code"]
+        recorder.settle(1.5)  # a poll has seen the old token
+        assert len(recorder.of("set_authentication_status")) == 2
+        emulator.login(regcode["code"])
+        assert recorder.wait("set_authentication_status", count=3) == (1, "")
+        assert emulator.operations()[0] == wire.session and set(emulator.operations()[1:]) == {wire.poll}
 
 
-def test_browser_mode_completes_with_handle_external_url(make_client, recorder, emulator):
+def test_browser_mode_completes_with_handle_external_url(make_client, recorder, emulator, wire):
     client = make_client(login_mode=ae.AE_LOGIN_BROWSER, poll_interval_ms=60000)
     client.set_requestor("REF30")
     recorder.wait("set_requestor_complete")
@@ -210,7 +243,7 @@ def test_browser_mode_completes_with_handle_external_url(make_client, recorder, 
     recorder.wait("display_provider_dialog")
     client.set_selected_provider("Cablevision")
     url = recorder.wait("navigate_to_url")[0]
-    code = url.rsplit("/", 1)[1]
+    code = wire.login_url_code(url)
     emulator.login(code)
     client.handle_external_url("adobepass://android.app")
     assert recorder.wait("set_authentication_status", timeout=5) == (1, "")
@@ -253,7 +286,7 @@ def test_derived_device_id_is_stable_across_restarts(make_client, recorder, tmp_
     assert ids[0] == ids[1] and len(ids[0]) == 64
 
 
-def test_set_options_reach_the_wire(make_client, recorder, emulator):
+def test_set_options_reach_the_wire(make_client, recorder, emulator, wire):
     client = make_client()
     client.set_options({"visitorID": "ecid-123", "applicationProfile": "tv", "handleSVC": True,
                         "device_info": {"model": "Box 2", "version": "2", "osName": "Linux", "osVersion": "6.1",
@@ -261,12 +294,17 @@ def test_set_options_reach_the_wire(make_client, recorder, emulator):
     client.set_requestor("REF30")
     recorder.wait("set_requestor_complete")
     log = emulator.log()
-    configuration = next(e for e in log if e["operation"] == "handleRequestUsingGET")
-    assert configuration["query"] == "profile=tv"
-    profiles = next(e for e in log if e["operation"] == "getProfilesUsingGET_1")
-    assert profiles["headers"]["AP-Visitor-Identifier"] == "ecid-123"
+    profiles = next(e for e in log if e["operation"] == wire.profiles)
     assert b"Box 2" in base64.b64decode(profiles["headers"]["X-Device-Info"])
-    assert profiles["headers"]["AP-Device-Identifier"] == "fingerprint " + base64.b64encode(b"tv-device-1").decode()
+    if wire.api == "v2":
+        configuration = next(e for e in log if e["operation"] == wire.configuration)
+        assert configuration["query"] == "profile=tv"
+        assert profiles["headers"]["AP-Visitor-Identifier"] == "ecid-123"
+        assert profiles["headers"]["AP-Device-Identifier"] == "fingerprint " + base64.b64encode(b"tv-device-1").decode()
+    else:
+        # V1 has no application profile or visitor header; the device id is a parameter
+        assert "deviceId=tv-device-1" in profiles["query"].split("&")
+        assert all("AP-Visitor-Identifier" not in e["headers"] for e in log)
 
 
 def test_service_providers(make_client, recorder, emulator):
@@ -280,9 +318,11 @@ def test_service_providers(make_client, recorder, emulator):
         assert error.status == ae.AE_E_INSECURE_URL
 
 
-def test_throttle_is_honoured(make_client, recorder, emulator):
+def test_throttle_is_honoured(make_client, recorder, emulator, wire):
     emulator.config(throttle=True, preauthorize_limit=1)
-    client = make_client()  # no client-side pacing: the emulator's 429s are what slows it down
+    # no client-side pacing: the emulator's 429s are what slows it down. V2 learns the limit from
+    # Adobe's too_many_resources; V1's legacy answers do not name it: the integration's limit is configured.
+    client = make_client(preauthorize_limit=1 if wire.api == "v1" else 0)
     client.set_requestor("REF30")
     recorder.wait("set_requestor_complete")
     login(client, recorder, emulator)
@@ -305,11 +345,12 @@ def test_client_side_pacing_avoids_429(make_client, recorder, emulator):
     assert 429 not in [e["status"] for e in emulator.log()]
 
 
-def test_requestor_errors_are_named(make_client, recorder, emulator):
+def test_requestor_errors_are_named(make_client, recorder, emulator, wire):
     client = make_client()
     client.set_requestor("NOT-A-REQUESTOR")
     assert recorder.wait("set_requestor_complete") == (0,)
-    assert recorder.find_status("CFG400")["enhancedError"]["code"] == "invalid_parameter_service_provider"
+    expected = "invalid_parameter_service_provider" if wire.api == "v2" else "invalid_requestor"
+    assert recorder.find_status("CFG400")["enhancedError"]["code"] == expected
 
     revoked = type(recorder)()
     emulator.config(revoked_software_statements=[SOFTWARE_STATEMENT])

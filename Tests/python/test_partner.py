@@ -14,11 +14,15 @@ import time
 
 import pytest
 
+from conftest import both_apis
 from harness import ae
 
 from accessenabler.partner import PartnerSimulator
 
 PARTNER_OPS = ("retrieveVerificationTokenUsingPOST", "createPartnerProfileUsingPOST")
+# The exchange's requests of each generation (V1: profile request, token exchange). The tests marked
+# @both_apis run on both; test_v1.py has V1's own.
+EXCHANGE_OPS = {"v2": PARTNER_OPS, "v1": ("v1RetrieveProfileRequest", "v1TokenExchange")}
 
 
 def ready(make_client, recorder, simulator, **options):
@@ -66,26 +70,30 @@ def test_silent_exchange_in_set_requestor(make_client, recorder, emulator):
     assert recorder.wait("set_metadata_status")[0] == "Apple"
 
 
+@both_apis
 @pytest.mark.parametrize("access,expected", [("denied", "VSA403"), ("restricted", "VSA403"),
                                              ("notDetermined", "VSA404")])
-def test_set_requestor_reports_permission(make_client, recorder, emulator, access, expected):
+def test_set_requestor_reports_permission(make_client, recorder, emulator, access, expected, api):
     ready(make_client, recorder, PartnerSimulator(access=access, account="Comcast"))
     assert statuses(recorder) == [expected]
     assert recorder.names() == ["status", "set_requestor_complete"]
-    assert not any(op in PARTNER_OPS for op in emulator.operations())
+    assert not any(op in EXCHANGE_OPS[api] for op in emulator.operations())
 
 
+@both_apis
 def test_set_requestor_reports_a_failing_partner_as_appl(make_client, recorder, emulator):
     ready(make_client, recorder, PartnerSimulator(status_error=("FAILED", "VSA daemon crashed")))
     appl = recorder.find_status("APPL")
     assert appl["level"] == "error" and "VSA daemon crashed" in appl["details"]
 
 
+@both_apis
 def test_nothing_to_report_when_the_platform_is_signed_out(make_client, recorder, emulator):
     ready(make_client, recorder, PartnerSimulator(access="denied", signed_in=False))
     assert statuses(recorder) == []
 
 
+@both_apis
 def test_set_requestor_again_refreshes_the_partner_status(make_client, recorder, emulator):
     simulator = PartnerSimulator(account="Comcast")
     client = ready(make_client, recorder, simulator)
@@ -98,6 +106,7 @@ def test_set_requestor_again_refreshes_the_partner_status(make_client, recorder,
 
 # --- checkAuthentication ---------------------------------------------------------------------
 
+@both_apis
 def test_check_authentication_asks_the_partner_without_http(make_client, recorder, emulator):
     simulator = PartnerSimulator(account="Cablevision")
     client = ready(make_client, recorder, simulator)
@@ -120,6 +129,7 @@ def test_check_authentication_asks_the_partner_without_http(make_client, recorde
     assert emulator.operations() == []
 
 
+@both_apis
 def test_a_regular_profile_does_not_depend_on_the_partner(make_client, recorder, emulator):
     from conftest import login
     simulator = PartnerSimulator(signed_in=False)
@@ -159,6 +169,7 @@ def test_picker_success_gives_a_partner_profile(make_client, recorder, emulator)
     assert recorder.wait("set_metadata_status")[0] == "Apple"
 
 
+@both_apis
 def test_picker_filter(make_client, recorder, emulator):
     simulator = PartnerSimulator(signed_in=False, picker="cancel")
     client = ready(make_client, recorder, simulator)
@@ -183,6 +194,7 @@ def test_picker_fallbacks_show_the_dialog_with_one_code(make_client, recorder, e
     recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
 
 
+@both_apis
 @pytest.mark.parametrize("access,code", [("denied", "VSA403"), ("notDetermined", "VSA404")])
 def test_no_permission_falls_back(make_client, recorder, emulator, access, code):
     client = ready(make_client, recorder, PartnerSimulator(access=access, signed_in=None))
@@ -230,6 +242,7 @@ def test_saml_step_failure_falls_back(make_client, recorder, emulator):
     assert statuses(recorder) == ["VSA503"]
 
 
+@both_apis
 def test_no_reply_is_bounded_by_the_timeout(make_client, recorder, emulator):
     simulator = PartnerSimulator(signed_in=False, picker="silence", timeout_ms=700)
     client = ready(make_client, recorder, simulator)
@@ -244,6 +257,7 @@ def test_no_reply_is_bounded_by_the_timeout(make_client, recorder, emulator):
     assert late.error("USER_CANCELLED") == ae.AE_E_INVALID_HANDLE
 
 
+@both_apis
 def test_replies_from_inside_the_callback(make_client, recorder, emulator):
     simulator = PartnerSimulator(account="Comcast", reply_inline=True)
     client = ready(make_client, recorder, simulator)
