@@ -42,10 +42,15 @@ class Flow:
     note: str = ""
 
 
-def client(emulator: Emulator, store: str, delegate: Recorder, device: str = DEVICE, **options) -> ae.Client:
+APIS = ("v2", "v1")
+
+
+def client(emulator: Emulator, store: str, delegate: Recorder, device: str = DEVICE, api: str = "v2",
+           **options) -> ae.Client:
     """A client as the benchmarks configure it: shared store, no client-side pacing."""
     return ae.Client(SOFTWARE_STATEMENT, delegate, base_url=emulator.url, storage_path=store, device_id=device,
-                     poll_interval_ms=POLL_INTERVAL_MS, max_requests_per_second=-1, **options)
+                     poll_interval_ms=POLL_INTERVAL_MS, max_requests_per_second=-1,
+                     api_generation=ae.AE_API_V1 if api == "v1" else ae.AE_API_V2, **options)
 
 
 def log_in(first: ae.Client, recorder: Recorder, emulator: Emulator) -> None:
@@ -69,8 +74,10 @@ def prepare_store(emulator: Emulator, directory: str) -> str:
     return store
 
 
-def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES) -> list[Flow]:
-    """Every flow once, in the order an app meets them; the emulator's log is cleared before each."""
+def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2") -> list[Flow]:
+    """Every flow once, in the order an app meets them; the emulator's log is cleared before each.
+    `api`: the REST API generation ("v2" or "v1"); the protocol minimum is that generation's."""
+    v1 = api == "v1"
     directory = tempfile.mkdtemp(prefix="ae-bench-")
     store = str(Path(directory) / "store.sqlite")
     flows: list[Flow] = []
@@ -85,12 +92,13 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES) -> list[Flow]:
         flows.append(flow)
 
     recorder = Recorder()
-    with client(emulator, store, recorder) as first:
+    with client(emulator, store, recorder, api=api) as first:
         def cold():
             first.set_requestor(REQUESTOR)
             recorder.wait("set_requestor_complete")
         measure(Flow("setRequestor, cold (never registered)", 4, 3,
-                     note="register → token → configuration ∥ profiles"), cold)
+                     note="register → token → " + ("MVPD list ∥ tokens/authn" if v1 else "configuration ∥ profiles")),
+                cold)
 
         def check():
             first.check_authentication()
@@ -98,13 +106,19 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES) -> list[Flow]:
         measure(Flow("checkAuthentication", 0, 0), check)
 
         measure(Flow("getAuthentication, second screen", 2, 2, waits_ms=POLL_INTERVAL_MS,
-                     note="sessions, then one poll (the viewer logged in before it)"),
+                     note=("regcode, then one tokens/authn poll" if v1 else "sessions, then one poll")
+                     + " (the viewer logged in before it)"),
                 lambda: log_in(first, recorder, emulator))
 
-        def authorize():
+        def authorize(count=[0]):
+            count[0] += 1
             first.get_authorization("LIVE")
-            recorder.wait("set_token")
-        measure(Flow("getAuthorization (valid profile)", 1, 1), authorize)
+            recorder.wait("set_token", count=count[0])
+        measure(Flow("getAuthorization (valid profile)", 2 if v1 else 1, 2 if v1 else 1,
+                     note="authorize → tokens/media" if v1 else "decisions/authorize"), authorize)
+        measure(Flow("getAuthorization, same resource again", 1, 1,
+                     note="V1: Adobe holds the authorization: tokens/media alone" if v1 else "decisions/authorize"),
+                authorize)
 
         for count in sizes:
             resources = [f"R{count}-{i}" for i in range(count)]
@@ -121,7 +135,7 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES) -> list[Flow]:
                          note=f"⌈N / {PREAUTHORIZE_LIMIT}⌉ requests, sent together"), preauthorize)
 
     warm = Recorder()
-    with client(emulator, store, warm) as second:
+    with client(emulator, store, warm, api=api) as second:
         def warm_requestor():
             second.set_requestor(REQUESTOR)
             warm.wait("set_requestor_complete")
@@ -131,20 +145,35 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES) -> list[Flow]:
         def logout():
             second.logout()
             warm.wait("set_authentication_status")
-        measure(Flow("logout", 1, 1), logout)
+        measure(Flow("logout", 1, 1, note="DELETE logout" if v1 else "logout/{mvpd}"), logout)
 
     partner_store = str(Path(directory) / "partner.sqlite")
     picker = Recorder()
     simulator = PartnerSimulator(signed_in=False, picker="Cablevision")
-    with client(emulator, partner_store, picker, device="bench-partner", partner=simulator) as third:
+    with client(emulator, partner_store, picker, device="bench-partner", partner=simulator, api=api) as third:
         third.set_requestor(REQUESTOR)
         assert picker.wait("set_requestor_complete") == (1,)
 
         def partner_login():
             third.get_authentication()
             picker.wait("set_authentication_status")
-        measure(Flow("getAuthentication, partner SSO (platform picker)", 2, 2,
-                     note="sessions/sso → profiles/sso"), partner_login)
+        measure(Flow("getAuthentication, partner SSO (platform picker)", 4 if v1 else 2, 3 if v1 else 2,
+                     note="profile request → token exchange → tokens/authn ∥ usermetadata" if v1
+                     else "sessions/sso → profiles/sso"), partner_login)
+
+    temp_store = str(Path(directory) / "temppass.sqlite")
+    temp = Recorder()
+    with client(emulator, temp_store, temp, device="bench-temppass", api=api) as fourth:
+        fourth.set_requestor(REQUESTOR)
+        assert temp.wait("set_requestor_complete") == (1,)
+        fourth.get_authentication()
+        temp.wait("display_provider_dialog")
+
+        def temp_pass():
+            fourth.set_selected_provider("TempPass_TEST40")
+            temp.wait("set_authentication_status")
+        measure(Flow("TempPass (setSelectedProvider)", 2 if v1 else 1, 2 if v1 else 1,
+                     note="freepreview → tokens/authn" if v1 else "profiles/{mvpd}"), temp_pass)
     return flows
 
 
@@ -163,10 +192,11 @@ def requests_table(flows: list[Flow]) -> list[str]:
 def main() -> None:
     emulator = Emulator("--throttle", "off")
     try:
-        flows = measure_flows(emulator)
+        for api in APIS:
+            print(f"\nREST API {api.upper()}\n")
+            print("\n".join(requests_table(measure_flows(emulator, api=api))))
     finally:
         emulator.stop()
-    print("\n".join(requests_table(flows)))
 
 
 if __name__ == "__main__":

@@ -19,15 +19,19 @@ def test_quick_benchmark_run(tmp_path):
         assert heading in result.stdout
     results = json.loads(figures.read_text())
 
-    flows = {row["flow"]: row for row in results["requests"]}
-    assert len(flows) == 10
-    for row in flows.values():
-        if row["reaches_minimum"]:
-            assert row["requests"] == row["minimum"], row
-    assert flows["preauthorize, 1,000 resources"]["minimum"] == 200
-    assert flows["setRequestor, cold (never registered)"]["operations"][:2] == [
-        "processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST"]
-    assert [row["requests"] for row in results["e2e"]] == [row["requests"] for row in results["requests"]]
+    for api in ("v2", "v1"):
+        flows = {row["flow"]: row for row in results["requests"][api]}
+        assert len(flows) == 12, api
+        for row in flows.values():
+            if row["reaches_minimum"]:
+                assert row["requests"] == row["minimum"], (api, row)
+        assert flows["preauthorize, 1,000 resources"]["minimum"] == 200
+        assert flows["setRequestor, cold (never registered)"]["operations"][:2] == [
+            "processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST"]
+        assert [row["requests"] for row in results["e2e"][api]] == [row["requests"] for row in results["requests"][api]]
+    v1 = {row["flow"]: row for row in results["requests"]["v1"]}
+    assert v1["getAuthorization (valid profile)"]["operations"] == ["v1InitiateAuthorization", "v1ObtainShortMediaToken"]
+    assert v1["getAuthorization, same resource again"]["operations"] == ["v1ObtainShortMediaToken"]
 
     assert results["startup"]["warm_requests"] == 0
     assert results["overhead"]["failures"] == 0 and results["overhead"]["curl_errors"] == 0
