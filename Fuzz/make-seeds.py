@@ -5,7 +5,8 @@
     python3 Fuzz/make-seeds.py        # rewrites Fuzz/Corpus (the files are committed)
 
 * server-answer: every answer of Tests/emulator/examples/v2-doc-examples.json (Adobe's documented
-  answers), for the operation that receives it, plus the token store's own JSON forms;
+  answers), for the operation that receives it, Adobe's REST API V1 samples and legacy errors (JSON
+  and XML), plus the token store's own JSON forms;
 * headers: Content-Type and Retry-After variants with the statuses and bodies that read them;
 * saml: the simulated platform's SAML request and (messy) response, from
   Python/accessenabler/simulated_saml.py, raw and Base64;
@@ -34,6 +35,9 @@ OPERATIONS = {
     "decisions.preauthorize": 8, "partner_sso.authentication_request": 9, "partner_sso.profile": 10,
     "logout.initiate": 11, "dcr.register": 12, "dcr.token": 13,
 }
+# REST API V1 (operation 16 + the order of V1Operation in Sources/AccessEnabler/V1/V1Errors.swift).
+V1_OPERATIONS = ["config", "regcode", "tokens/authn", "authenticate/freepreview", "authorize", "tokens/media",
+                 "preauthorize", "tokens/usermetadata", "logout", "profile-requests", "tokens/authn (exchange)"]
 STATUSES = [200, 201, 200, 204, 400, 401, 403, 404, 410, 412, 429, 500, 503, 302, 0, 599]
 CONTENT_TYPES = [
     "application/json;charset=UTF-8", "application/json", "application/problem+json", "text/html",
@@ -95,6 +99,63 @@ def server_answer() -> None:
     for action in ["retry", "retry-after", "none", "authentication", "application-registration"]:
         body = {"status": 503, "code": "temporarily_unavailable", "action": action, "message": "m"}
         write("server-answer", f"enhanced-{action}", bytes([0, STATUSES.index(503), 0]) + json.dumps(body).encode())
+
+
+# Adobe's V1 samples (rest-api-v1.md §5: REGCODE, TAUTHN, AUTHZ, MEDIA, PRE, UMD) and its legacy
+# error bodies, JSON and XML: (name, operation, status, content type, body).
+V1_SAMPLES = [
+    ("config", "config", 200, "application/json", json.dumps({"requestor": {"id": "REF30", "name": "R", "domains": [
+        "adobe.com"], "mvpds": [{"id": "ATT", "displayName": "AT&T", "enablePlatformServices": True,
+                                 "boardingStatus": "SUPPORTED", "platformMappingId": "ATT",
+                                 "requiredMetadataFields": ["userID"]}, {"id": "TempPass", "isTempPass": True}]}})),
+    ("config-400-xml", "config", 400, "application/xml",
+     "<error><status>400</status><message>Bad Request</message></error>"),
+    ("regcode", "regcode", 201, "application/json", json.dumps({
+        "id": "ef5a79e8", "code": "IYQD5JQ", "requestor": "sampleRequestorId", "mvpd": "sampleMvpdId",
+        "generated": 1704963921144, "expires": 1704965721144, "info": {"deviceId": "c28tZGV2aWQtMDAz"}})),
+    ("regcode-400", "regcode", 400, "application/json",
+     json.dumps({"status": 400, "message": "Required 'deviceId' is not present"})),
+    ("authn", "tokens/authn", 200, "application/json", json.dumps(
+        {"requestor": "sampleRequestor", "mvpd": "sampleMvpdId", "userId": "sampleUserId", "expires": "1601114932000"})),
+    ("authn-404", "tokens/authn", 404, "application/json", json.dumps({"status": 404, "message": "Not Found"})),
+    ("authn-410-xml", "tokens/authn", 410, "application/xml",
+     '<?xml version="1.0"?><error><status>410</status><message>Gone</message></error>'),
+    ("authorize", "authorize", 200, "application/json", json.dumps({
+        "mvpd": "sampleMvpdId", "resource": "sampleResourceId", "requestor": "sampleRequestorId",
+        "expires": "1348148289000"})),
+    ("authorize-403-xml", "authorize", 403, "application/xml",
+     '<error><status>403</status><message>User not authorized</message><details>Your subscription package '
+     'does not include the &quot;ASFAFD&quot; channel.</details></error>'),
+    ("authorize-eec", "authorize", 403, "application/json", json.dumps({
+        "action": "retry", "status": 403, "code": "network_connection_timeout", "message": "m", "trace": "t"})),
+    ("media", "tokens/media", 200, "application/json", json.dumps({
+        "resource": "sampleResourceId", "requestor": "sampleRequestorId", "expires": "1348649614000",
+        "serializedToken": "PHNpZ25hdH[...]", "userId": "sampleScrambledUserId", "mvpdId": "sampleMvpdId"})),
+    ("media-403", "tokens/media", 403, "application/json",
+     json.dumps({"status": 403, "message": "Authentication token expired", "details": None})),
+    ("preauthorize", "preauthorize", 200, "application/json", json.dumps({"resources": [
+        {"id": "TestStream1", "authorized": True},
+        {"id": "TestStream3", "authorized": False, "error": {"status": 403, "code": "authorization_denied_by_mvpd",
+                                                             "message": "User not authorized", "action": "none"}}]})),
+    ("preauthorize-412", "preauthorize", 412, "application/json",
+     json.dumps({"status": 412, "message": "User not authenticated", "details": None})),
+    ("usermetadata", "tokens/usermetadata", 200, "application/json", json.dumps({
+        "updated": 1334243471, "encrypted": ["encryptedProp"], "data": {
+            "zip": ["12345", "34567"], "maxRating": {"MPAA": "PG-13", "VCHIP": "TV-Y"}, "householdID": "3456",
+            "userID": "BgSdasfsdk23/dsaf3+saASesadgfsShggssd=", "channelID": ["channel-1"], "tokenSource": "Apple"}})),
+    ("freepreview-400", "authenticate/freepreview", 400, "application/json",
+     json.dumps({"status": 400, "message": "Bad Request", "details": "expired"})),
+    ("logout-401", "logout", 401, "application/json", json.dumps({"error": "access_denied"})),
+    ("profile-request", "profile-requests", 200, "application/octet-stream",
+     base64.b64encode(b'<samlp:AttributeQuery ID="_req42"/>').decode()),
+    ("exchange-403", "tokens/authn (exchange)", 403, "application/json", json.dumps({"error": "invalid_client"})),
+]
+
+
+def server_answer_v1() -> None:
+    for name, operation, status, content_type, body in V1_SAMPLES:
+        header = bytes([16 + V1_OPERATIONS.index(operation), status_index(status), content_type_index(content_type)])
+        write("server-answer", f"v1-{name}", header + body.encode("utf-8"))
 
 
 def headers() -> None:
@@ -182,6 +243,7 @@ def main() -> None:
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
     server_answer()
+    server_answer_v1()
     headers()
     saml()
     host_json()

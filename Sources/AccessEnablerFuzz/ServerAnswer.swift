@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// fuzzServerAnswer: Adobe's answers (REST API V2 and DCR bodies, enhanced errors) through the
-// SDK's own request path: V2Backend → RequestExecutor.send → RequestExecutor.decode, with an
-// in-memory transport that hands back the fuzzed answer.
+// fuzzServerAnswer: Adobe's answers (REST API V2, V1 and DCR bodies, enhanced and legacy errors)
+// through the SDK's own request path: V2Backend / V1Backend → RequestExecutor.send → decoding,
+// with an in-memory transport that hands back the fuzzed answer.
 import AccessEnabler
 
-/// Input: byte 0 picks the operation, byte 1 the HTTP status, byte 2 the Content-Type; the rest
+/// Input: byte 0 picks the operation (0–11 V2 endpoints, 12–14 DCR and item shapes, 15 the token
+/// store's JSON, 16–26 V1 endpoints), byte 1 the HTTP status, byte 2 the Content-Type; the rest
 /// is the body.
 ///
 /// Checks: nothing crashes; a decoded success only comes from a 2xx JSON answer; an error answer
@@ -17,7 +18,7 @@ public func fuzzServerAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure)
 
 private func serverAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     var input = FuzzInput(data)
-    let operation = Int(input.byte() % 16)
+    let operation = Int(input.byte() % 32)
     let status = input.pick(ServerAnswerFuzz.statuses)
     let contentType = input.pick(ServerAnswerFuzz.contentTypes)
     let response = HTTPResponse(status: status, headers: contentType.map { [("Content-Type", $0)] } ?? [],
@@ -25,6 +26,7 @@ private func serverAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     try ServerAnswerFuzz.checkFailure(response)
     switch operation {
     case 0...11: try ServerAnswerFuzz.backendCall(operation, response)
+    case 16...26: try ServerAnswerFuzz.v1Call(V1Operation.allCases[operation - 16], response)
     case 12:
         try ServerAnswerFuzz.decode(ClientCredentials.self, response, "register")
     case 13:
@@ -66,10 +68,13 @@ enum ServerAnswerFuzz {
         let store: TokenStore
         let scope = StoreScope(softwareStatement: "fuzz.software.statement", api: "v2")
         let backend: V2Backend
+        let v1: V1Backend
 
         init() {
             store = try! TokenStore(path: nil)
             backend = Self.backend(transport, store, scope)
+            v1 = V1Backend(executor: backend.executor, tokens: backend.tokens, baseURL: AnswerTransport.baseURL,
+                           context: backend.context)
         }
 
         /// A backend with its own executor: after a 429 an executor paces requests one per second
@@ -216,6 +221,97 @@ enum ServerAnswerFuzz {
                 try check(failure.stage == .call, "operation \(operation): DCR failed with the fuzzed answer")
             }
             try checkStatuses(failure.error)
+        }
+    }
+
+    /// One V1 endpoint through V1Backend: its error answers become what V1Errors names (same
+    /// HTTP status), a success only comes from a 2xx answer, and what is kept reads back.
+    static func v1Call(_ operation: V1Operation, _ response: HTTPResponse) throws(FuzzFailure) {
+        let failure = V1Errors.failure(from: response, operation: operation)
+        if !(200..<300).contains(response.status) {
+            try check(failure.httpStatus == response.status, "V1 \(operation): httpStatus \(failure.httpStatus) for \(response.status)")
+            try checkStatuses(failure)
+        }
+        let world = world
+        world.transport.answer.withLock { $0 = response }
+        let backend = response.status == 429
+            ? { let fresh = World.backend(world.transport, world.store, world.scope)
+                return V1Backend(executor: fresh.executor, tokens: fresh.tokens, baseURL: fresh.baseURL, context: fresh.context) }()
+            : world.v1
+        let profile = Profile(mvpd: "Cablevision", notBefore: 0, notAfter: 1, issuer: "Cablevision", type: "regular",
+                              attributes: [:])
+        let outcome: Result<BackendResult, CallFailure> = runBlocking {
+            do throws(CallFailure) {
+                return .success(try await v1Result(backend, operation, profile))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let result):
+            // tokens/authn and usermetadata answer "none" (nil) for their not-found statuses.
+            let none: Set<Int> = operation == .authenticationToken ? [404, 410] : operation == .userMetadata ? [404, 412] : []
+            let isNone: Bool = switch result {
+            case .profiles(let profiles): profiles.isEmpty
+            case .other: true
+            default: false
+            }
+            try check((200..<300).contains(response.status) || (none.contains(response.status) && isNone),
+                      "V1 \(operation): success from HTTP \(response.status)")
+            switch result {
+            case .configuration(let configuration): try storeRoundTrip(configuration)
+            case .profiles(let profiles): try storeRoundTrip(profiles)
+            case .decisions(let decisions):
+                for decision in decisions { if let error = decision.error { _ = StatusCatalog.authorizationDenial(error) } }
+            case .session, .other: break
+            }
+        case .failure(let failure):
+            if !(200..<300).contains(response.status) && !failure.isCancellation {
+                try check(failure.stage == .call, "V1 \(operation): DCR failed with the fuzzed answer")
+            }
+            try checkStatuses(failure.error)
+        }
+    }
+
+    static func v1Result(_ backend: V1Backend, _ operation: V1Operation, _ profile: Profile) async throws(CallFailure)
+        -> BackendResult
+    {
+        let requestor = requestor
+        switch operation {
+        case .configuration: return .configuration(try await backend.configuration(requestor))
+        case .authenticationToken:
+            return .profiles(try await backend.authenticationToken(requestor).map { [$0.profile] } ?? [])
+        case .registrationCode:
+            let record = try await backend.registrationCode(requestor, mvpd: "Cablevision")
+            _ = backend.authenticationURL(requestor, code: record.code, mvpd: record.mvpd ?? "", domainName: "adobe.com",
+                                          redirectURL: "adobepass://android.app")
+            return .other
+        case .authorize:
+            _ = try await backend.authorize(requestor, resource: "LIVE", identity: nil).expires
+            return .other
+        case .mediaToken:
+            return .decisions([try await backend.decision(requestor, profile: profile, resource: "LIVE", authorized: true)])
+        case .preauthorize: return .decisions(try await backend.preauthorize(requestor, resources: ["a", "b"]))
+        case .userMetadata:
+            if let metadata = try await backend.userMetadata(requestor) {
+                var complete = profile
+                complete.attributes = metadata.attributes
+                return .profiles([complete])
+            }
+            return .other
+        case .freePreview:
+            try await backend.freePreview(requestor, mvpd: "TempPass_TEST40", domainName: "adobe.com",
+                                          identity: #"{"email":"a@b.c"}"#)
+            return .other
+        case .logout:
+            try await backend.logout(requestor)
+            return .other
+        case .profileRequest:
+            _ = SimulatedSAML.requestID(ofBase64: try await backend.profileRequest(requestor, mvpd: "Cablevision"))
+            return .other
+        case .tokenExchange:
+            try await backend.tokenExchange(requestor, mvpd: "Cablevision", samlResponse: "PHg%2B")
+            return .other
         }
     }
 

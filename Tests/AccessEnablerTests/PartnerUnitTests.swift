@@ -107,3 +107,29 @@ import Testing
             == python["response"])
     }
 }
+
+/// The fallback decisions of the partner flow (seed 003 step 4, V2 cookbook C.5–9, V1 steps 6–10).
+@Suite struct PartnerFallbackTests {
+    private func mvpd(_ boarding: String?) -> MVPD {
+        var mvpd = MVPD(id: "Comcast_SSO", displayName: "Xfinity")
+        mvpd.enablePlatformServices = true
+        mvpd.boardingStatus = boarding
+        mvpd.platformMappingId = "Comcast"
+        return mvpd
+    }
+
+    @Test(arguments: [
+        ("configuration_fallback", "N004"), ("profile_request_refused", "N004"),
+        ("pfs_fallback", "VSA503"), ("missing_parameters_fallback", "VSA503"), ("token_exchange_refused", "VSA503"),
+    ])
+    func oneCodeWithTheProviderDialog(_ reason: String, _ code: String) throws {
+        let status = try #require(Engine.fallbackStatus(mvpd("SUPPORTED"), reason: reason))
+        #expect(status.errorID == code && status.level == .info && status.details == reason)
+    }
+
+    @Test func aProviderOnlyInThePlatformPickerContinuesSilently() {
+        for reason in ["configuration_fallback", "pfs_fallback", "profile_request_refused", nil] {
+            #expect(Engine.fallbackStatus(mvpd("PICKER"), reason: reason) == nil)
+        }
+    }
+}

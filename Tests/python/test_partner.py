@@ -214,16 +214,24 @@ def test_unsupported_provider_in_the_picker_is_selected_silently(make_client, re
     assert recorder.wait("set_authentication_status") == (1, "")
 
 
-@pytest.mark.parametrize("setting,reason", [
-    ({"partner_sso_disabled": ["Comcast_SSO"]}, "configuration_fallback"),  # partner SSO disabled at Adobe
-    ({"partner_sso_force_fallback": "pfs_fallback"}, "pfs_fallback"),
-    ({"partner_sso_force_fallback": "missing_parameters_fallback"}, "missing_parameters_fallback"),
+@pytest.mark.parametrize("setting,reason,code", [
+    ({"partner_sso_disabled": ["Comcast_SSO"]}, "configuration_fallback", "N004"),  # partner SSO disabled at Adobe
+    ({"partner_sso_force_fallback": "pfs_fallback"}, "pfs_fallback", "VSA503"),
+    ({"partner_sso_force_fallback": "missing_parameters_fallback"}, "missing_parameters_fallback", "VSA503"),
 ])
-def test_adobe_fallbacks_reuse_the_session_code(make_client, recorder, emulator, setting, reason):
+def test_adobe_fallbacks_show_the_dialog_then_reuse_the_session_code(make_client, recorder, emulator, setting,
+                                                                      reason, code):
+    """Seed 003 step 4: the provider dialog with exactly one code; V2 cookbook C.5–9: the viewer's
+    selection goes on with the code, URL and expiry of Adobe's fallback answer (no second session)."""
     emulator.config(**setting)
     client = ready(make_client, recorder, PartnerSimulator(signed_in=False, picker="Comcast"))
     emulator.clear_log()
     client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    assert statuses(recorder) == [code]
+    assert recorder.find_status(code)["details"] == reason
+    assert recorder.names()[-2:] == ["status", "display_provider_dialog"]
+    client.set_selected_provider("Comcast_SSO")
     regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
     operations = emulator.operations()
     assert operations[0] == "retrieveVerificationTokenUsingPOST"
@@ -232,7 +240,17 @@ def test_adobe_fallbacks_reuse_the_session_code(make_client, recorder, emulator,
     assert ("resumeSessionUsingPOST" in operations) == (reason == "missing_parameters_fallback")
     emulator.login(regcode["code"])
     assert recorder.wait("set_authentication_status") == (1, "")
-    assert "display_provider_dialog" not in recorder.names()
+
+
+def test_another_provider_after_a_fallback_gets_its_own_session(make_client, recorder, emulator):
+    emulator.config(partner_sso_disabled=["Comcast_SSO"])
+    client = ready(make_client, recorder, PartnerSimulator(signed_in=False, picker="Comcast"))
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    emulator.clear_log()
+    client.set_selected_provider("DTV")  # not the provider of Adobe's fallback session
+    regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
+    assert regcode["mvpd"] == "DTV" and emulator.operations() == ["createSessionUsingPOST"]
 
 
 def test_saml_step_failure_falls_back(make_client, recorder, emulator):

@@ -115,10 +115,11 @@ def test_picker_success(make_client, recorder, emulator):
     assert recorder.wait("selected_provider")[0]["ID"] == "Cablevision"
 
 
-@pytest.mark.parametrize("refused", [PROFILE_REQUEST, TOKEN_EXCHANGE])
-def test_a_refused_exchange_falls_back_to_the_regular_flow(make_client, recorder, emulator, refused):
-    """Step 6 refused (the MVPD is not onboarded at Adobe) or step 9 (no token made) → step 10:
-    the regular second-screen flow with the MVPD the viewer picked, no dialog of our own."""
+@pytest.mark.parametrize("refused,code", [(PROFILE_REQUEST, "N004"), (TOKEN_EXCHANGE, "VSA503")])
+def test_a_refused_exchange_falls_back_to_the_regular_flow(make_client, recorder, emulator, refused, code):
+    """Step 6 refused (single sign-on not available for the MVPD: N004) or step 9 (no token made:
+    VSA503) → step 10: the provider dialog with that one code (seed 003 step 4), then the regular
+    second-screen flow with the provider the viewer selects."""
     if refused == PROFILE_REQUEST:
         emulator.config(partner_sso_disabled=["Comcast_SSO"])
     else:
@@ -127,10 +128,12 @@ def test_a_refused_exchange_falls_back_to_the_regular_flow(make_client, recorder
     client = ready(make_client, recorder, partner=PartnerSimulator(signed_in=False, picker="Comcast"))
     emulator.clear_log()
     client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    assert [s["errorId"] for s in recorder.statuses()] == [code]
+    assert [e["status"] for e in entries(emulator, refused)] == [400]
+    client.set_selected_provider("Comcast_SSO")
     regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
     assert regcode["mvpd"] == "Comcast_SSO"
-    assert "display_provider_dialog" not in recorder.names()
-    assert [e["status"] for e in entries(emulator, refused)] == [400]
     emulator.login(regcode["code"])
     assert recorder.wait("set_authentication_status") == (1, "")
     client.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "tokenSource"})

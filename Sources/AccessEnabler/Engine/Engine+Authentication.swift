@@ -69,8 +69,17 @@ extension Engine {
         login?.code = nil
         // A TempPass MVPD authenticates at once: no session, no code to show. (The task id is computed
         // first: starting the TempPass login may end the login, which `login?.taskID = ...` would overlap.)
-        let taskID = mvpd.isTempPass ? startTempPassLogin(loginID, mvpd: mvpd)
-            : spawn { await self.runLogin(loginID, mvpd: mvpd) }
+        // After a partner fallback, Adobe's fallback session goes on with the selected MVPD.
+        let fallback = login?.fallback
+        login?.fallback = nil
+        let taskID: Int?
+        if mvpd.isTempPass {
+            taskID = startTempPassLogin(loginID, mvpd: mvpd)
+        } else if let fallback {
+            taskID = spawn { await self.continueFallback(loginID, mvpd: mvpd, fallback) }
+        } else {
+            taskID = spawn { await self.runLogin(loginID, mvpd: mvpd) }
+        }
         login?.taskID = taskID
     }
 

@@ -131,11 +131,29 @@ extension Engine {
 
     enum ExchangeOutcome {
         case profile(Profile)
-        /// Back to the regular flow for this MVPD. V2: Adobe's answer carries the code and URL to use;
-        /// V1 (nil): the profile request or the token exchange was refused (cookbook steps 6, 9 → 10).
-        case fallback(SessionAnswer?)
+        /// Back to the regular flow. V2: Adobe's answer carries a session whose code is reused; V1
+        /// (nil): the profile request or the token exchange was refused (cookbook steps 6, 9 → 10).
+        /// `status`: the one advanced code the provider dialog comes with (seed 003 step 4); nil for
+        /// an MVPD that is in the platform's picker but not onboarded (`boardingStatus` PICKER):
+        /// the regular flow goes on silently with it.
+        case fallback(SessionAnswer?, status: AdvancedStatus?)
         case partnerFailed(PartnerError)
         case failed(CallFailure)
+    }
+
+    /// The advanced code of a fallback for `mvpd` (nil: continue silently, see ExchangeOutcome).
+    /// N004 when single sign-on is not available for the provider (Adobe's `configuration_fallback`,
+    /// V1's refused profile request); VSA503 when the platform's account could not be used.
+    static func fallbackStatus(_ mvpd: MVPD, reason: String?) -> AdvancedStatus? {
+        if mvpd.boardingStatus == "PICKER" { return nil }
+        switch reason {
+        case "configuration_fallback", "profile_request_refused":
+            return AdvancedStatus("N004", .info, "Single sign-on through the platform is not available for \(mvpd.displayName) "
+                + "with this app.", details: reason)
+        default:
+            return AdvancedStatus("VSA503", .info, "The platform's TV provider account could not be used; "
+                + "log in with the provider instead.", details: reason)
+        }
     }
 
     func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool) async -> ExchangeOutcome {
@@ -203,7 +221,7 @@ extension Engine {
                 return .profile(profile)
             default:
                 // authenticate / resume with pfs_fallback, configuration_fallback, missing_parameters_fallback
-                return .fallback(session)
+                return .fallback(session, status: Self.fallbackStatus(mvpd, reason: session.reasonType))
             }
         } catch {
             return .failed(error)
@@ -230,8 +248,8 @@ extension Engine {
         case .profile(let profile):
             saveProfile(profile)
             logger.info("partner account exchanged for a profile of \(profile.mvpd)")
-        case .fallback(let session):
-            logger.info("silent partner exchange fell back (\(session.map { $0.reasonType ?? $0.actionName } ?? "refused"))")
+        case .fallback(let session, let status):
+            logger.info("silent partner exchange fell back (\(session?.reasonType ?? status?.details ?? "not onboarded"))")
         case .partnerFailed(let error):
             logger.warning("silent partner exchange: partner failed (\(error.summary))")
         case .failed(let failure):
@@ -294,12 +312,18 @@ extension Engine {
         switch await exchange(mvpd, status: status, interactive: true) {
         case .profile(let profile):
             completeLogin(loginID, with: profile)
-        case .fallback(let session?):
-            // Adobe's regular flow, with the code and URL its answer already carries.
-            await continueSession(loginID, mvpd: mvpd, session: session, partnerStatus: status.headerValue)
-        case .fallback(nil):
-            // V1: the regular flow with the MVPD the viewer picked (a registration code of its own).
-            await runLogin(loginID, mvpd: mvpd)
+        case .fallback(let session, nil):
+            // In the platform's picker, not onboarded: the regular flow for it, silently (seed 003
+            // step 4), with the code and URL Adobe's answer already carries (V2) or a code of its own (V1).
+            if let session {
+                await continueSession(loginID, mvpd: mvpd, session: session, partnerStatus: status.headerValue)
+            } else {
+                await runLogin(loginID, mvpd: mvpd)
+            }
+        case .fallback(let session, let advisory?):
+            // The provider dialog with one code; the selection reuses Adobe's session (no second one).
+            login?.fallback = session.map { Login.Fallback(session: $0, partnerStatus: status.headerValue) }
+            partnerFallback(loginID, advisory)
         case .partnerFailed(let error):
             partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform could not complete the login.",
                                                     details: error.summary))
@@ -341,5 +365,28 @@ extension Engine {
         login?.taskID = nil
         emit(.status(status))
         emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+    }
+}
+
+extension Engine {
+    /// The provider the viewer selected after a partner fallback, on Adobe's fallback session (its
+    /// code, URL and expiry; V2 cookbook C.5–9): shown as it is when it is that MVPD's, resumed
+    /// with the MVPD when it has none (or asks for parameters). A different MVPD than the one the
+    /// session is for gets a session of its own.
+    func continueFallback(_ loginID: Int, mvpd: MVPD, _ fallback: Login.Fallback) async {
+        guard let requestor, case .v2(let backend) = requestor.backend else { return }
+        var session = fallback.session
+        if let fixed = session.mvpd, fixed != mvpd.id {
+            return await runLogin(loginID, mvpd: mvpd)
+        }
+        if session.mvpd == nil, session.actionName == "authenticate", let code = session.code {
+            do {
+                session = try await backend.resumeSession(requestor.id, code: code, parameters: [("mvpd", mvpd.id)])
+            } catch {
+                if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }
+                return
+            }
+        }
+        await continueSession(loginID, mvpd: mvpd, session: session, partnerStatus: fallback.partnerStatus)
     }
 }

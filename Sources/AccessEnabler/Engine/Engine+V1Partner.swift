@@ -13,13 +13,14 @@ extension Engine {
         guard let requestor else { return .partnerFailed(PartnerError(.failed)) }
         // In the platform's picker but not onboarded for single sign-on (boardingStatus PICKER):
         // Adobe would refuse the profile request; go to the regular flow without asking.
-        if mvpd.boardingStatus == "PICKER" { return .fallback(nil) }
+        if mvpd.boardingStatus == "PICKER" { return .fallback(nil, status: nil) }
         let payload: String
         do {
             payload = try await backend.profileRequest(requestor.id, mvpd: mvpd.id)
         } catch {
-            // 400: the MVPD is not onboarded for single sign-on → the regular flow (step 10).
-            return Self.isRefusal(error) ? .fallback(nil) : .failed(error)
+            // 400: single sign-on is not available for the MVPD → the regular flow (step 10).
+            return Self.isRefusal(error)
+                ? .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "profile_request_refused")) : .failed(error)
         }
         let saml: String
         switch await askForSAML(partner, verificationToken: payload, attributeNames: mvpd.requiredMetadataFields,
@@ -32,7 +33,8 @@ extension Engine {
             try await backend.tokenExchange(requestor.id, mvpd: mvpd.id, samlResponse: SAMLResponseEncoding.encode(saml))
         } catch {
             // Step 9: no token was made → the regular flow (step 10).
-            return Self.isRefusal(error) ? .fallback(nil) : .failed(error)
+            return Self.isRefusal(error)
+                ? .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "token_exchange_refused")) : .failed(error)
         }
         async let token = Self.capture { () async throws(CallFailure) in try await backend.authenticationToken(requestor.id) }
         async let metadata = Self.capture { () async throws(CallFailure) in try await backend.userMetadata(requestor.id) }

@@ -24,7 +24,14 @@ package actor Engine {
         var taskID: Int?
         /// Promotional TempPass: AP-TempPass-Identity from getAuthentication's data (never logged).
         var tempPassIdentity: String?
+        /// V2 partner flow: Adobe's fallback session, reused when the viewer selects a provider.
+        var fallback: Fallback?
         let wakeup = Wakeup()
+
+        struct Fallback {
+            var session: SessionAnswer
+            var partnerStatus: String
+        }
     }
 
     enum LoginOutcome {
