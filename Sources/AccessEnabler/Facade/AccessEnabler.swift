@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
-/// AccessEnabler for Linux: Adobe's AccessEnabler API (iOS names) on REST API V2.
+/// AccessEnabler for Linux: Adobe's AccessEnabler API (iOS names) on REST API V2 (or the legacy V1).
 ///
 /// Every call checks its arguments and returns at once; outcomes arrive through `delegate` and
 /// `statusDelegate` on the client's callback thread, in order, never inside the call. A call that
