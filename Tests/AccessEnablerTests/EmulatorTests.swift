@@ -85,3 +85,61 @@ import Testing
         enabler.shutdown()
     }
 }
+
+/// Registration codes on a wrong local clock, against the emulator (whose `Date` headers give
+/// Adobe's time). The store tests move the clock of a whole process with libfaketime, but it also
+/// shifts the absolute timerfd deadlines libdispatch sleeps with (Task.sleep never returns under
+/// it), so the poll loop is tested here with the SDK's injectable wall clock.
+@Suite(.serialized) struct WrongClockRegistrationCodeTests {
+    private func client(_ emulator: EmulatorProcess, localClock: Int64, recorder: Recorder) throws -> AccessEnabler {
+        var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN3aWZ0In0.c2ln")
+        settings.baseURL = emulator.url
+        settings.deviceID = "wrong-clock-device"
+        settings.requestsPerSecond = 0
+        settings.pollIntervalMillis = 1_000
+        let enabler = try AccessEnabler(settings: settings, transport: CurlTransport(options: .init()),
+                                        clock: ManualClock(localClock))
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        return enabler
+    }
+
+    private static let day: Int64 = 86_400_000
+    private static var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// A box at 1970 or a day ahead polls until the viewer logs in (a day ahead would drop the code
+    /// at once with N130 if its expiry were judged on the local clock).
+    @Test(arguments: [86_400_000 as Int64, now + day])
+    func aCodeLastsUntilAdobeSays(_ localClock: Int64) async throws {
+        let emulator = try EmulatorProcess()
+        _ = try await emulator.control("POST", "config", ["auto_login_ms": 1500])
+        let recorder = Recorder()
+        let enabler = try client(emulator, localClock: localClock, recorder: recorder)
+        defer { enabler.shutdown() }
+        try enabler.setRequestor("REF30")
+        try await recorder.wait { $0 == .requestorComplete(1) }
+        try enabler.getAuthentication()
+        try await recorder.wait { if case .dialog = $0 { true } else { false } }
+        try enabler.setSelectedProvider("Cablevision")
+        try await recorder.wait { $0.isAuthenticationStatus }
+        #expect(recorder.main.last == .authenticationStatus(1, ""))
+        #expect(recorder.status("N130") == nil)
+    }
+
+    /// A box at 1970 would otherwise poll a dead code for good: Adobe's expiry ends the login.
+    @Test func aCodeStillExpiresWithTheClockBehind() async throws {
+        let emulator = try EmulatorProcess()
+        _ = try await emulator.control("POST", "config", ["code_ttl_s": 2])
+        let recorder = Recorder()
+        let enabler = try client(emulator, localClock: Self.day, recorder: recorder)
+        defer { enabler.shutdown() }
+        try enabler.setRequestor("REF30")
+        try await recorder.wait { $0 == .requestorComplete(1) }
+        try enabler.getAuthentication()
+        try await recorder.wait { if case .dialog = $0 { true } else { false } }
+        try enabler.setSelectedProvider("Cablevision")
+        try await recorder.wait { $0.isAuthenticationStatus }
+        #expect(recorder.main.last == .authenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
+        #expect(recorder.status("N130") != nil)
+    }
+}

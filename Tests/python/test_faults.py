@@ -269,6 +269,27 @@ def test_get_authorization_never_ending_answer_is_bounded(signed_in, recorder, e
 
 
 @both_apis
+def test_get_authorization_slow_answer_within_the_request_timeout_arrives(signed_in, recorder, emulator, wire):
+    client = signed_in(request_timeout_ms=5000)
+    emulator.faults({"operation": wire.decision, "kind": "latency", "ms": 800})
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+    assert [e.get("fault") for e in entries(emulator, wire.decision)] == ["latency"]  # one request: no retry
+
+
+@both_apis
+def test_get_authorization_slower_than_the_request_timeout_is_z120(signed_in, recorder, emulator, wire):
+    client = signed_in(request_timeout_ms=TIMEOUT_MS)
+    emulator.faults({"operation": wire.decision, "kind": "latency", "ms": 2500})
+    (resource, code, _), status, elapsed = authorization_fails(client, recorder)
+    assert (resource, code) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR)
+    assert status["errorId"] == "Z120" and status["enhancedError"]["code"] == "network_error"
+    assert "timed out" in status["message"]
+    assert elapsed < TIMEOUT_MS / 1000 + 3
+    assert_still_signed_in(client, recorder)
+
+
+@both_apis
 def test_get_authorization_oversized_answer_is_capped(signed_in, recorder, emulator, wire):
     client = signed_in()
     emulator.faults({"operation": wire.decision, "kind": "oversized"})

@@ -195,6 +195,28 @@ def test_picker_fallbacks_show_the_dialog_with_one_code(make_client, recorder, e
 
 
 @both_apis
+def test_no_platform_picker_without_a_provider_that_supports_it(make_client, recorder, emulator):
+    """The platform picker shows only when an MVPD the host's filter keeps supports platform SSO;
+    otherwise the regular provider dialog, with no advanced code (seed 003 step 4)."""
+    simulator = PartnerSimulator(signed_in=False, picker="Cablevision")
+    client = make_client(partner=simulator)
+    client.set_requestor("REF40")  # no MVPD of REF40 has platform SSO: the filter is ignored
+    assert recorder.wait("set_requestor_complete") == (1,)
+    client.get_authentication(filter={"TV_PROVIDERS": ["Cox"]})
+    mvpds = recorder.wait("display_provider_dialog")[0]
+    assert [m["ID"] for m in mvpds] == ["Verizon", "Cox"]
+    client.set_selected_provider(None)
+    recorder.wait("set_authentication_status")
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", count=2) == (1,)
+    client.get_authentication(filter={"TV_PROVIDERS": ["DTV"]})  # keeps no SSO MVPD of REF30
+    recorder.wait("display_provider_dialog", count=2)
+    assert "present_tv_provider_dialog" not in recorder.names() and statuses(recorder) == ["N005"]
+    assert simulator.received("enqueue") == [] or all(
+        not r.request.get("isInterruptionAllowed") for r in simulator.received("enqueue"))  # no picker asked
+
+
+@both_apis
 @pytest.mark.parametrize("access,code", [("denied", "VSA403"), ("notDetermined", "VSA404")])
 def test_no_permission_falls_back(make_client, recorder, emulator, access, code):
     client = ready(make_client, recorder, PartnerSimulator(access=access, signed_in=None))

@@ -2,6 +2,7 @@
 """The host's HTTP stack (ae_http_transport), written in Python, carrying the whole flow; and the
 network policy of the default libcurl transport (TLS always verified, plain http loopback only)."""
 import http.server
+import socket
 import ssl
 import subprocess
 import threading
@@ -10,7 +11,7 @@ import time
 import pytest
 
 from conftest import login
-from harness import ae
+from harness import SOFTWARE_STATEMENT, Recorder, ae
 
 from accessenabler.transport import HttpClientTransport, Transport
 
@@ -145,3 +146,59 @@ def test_plain_http_only_to_loopback(recorder, url, status):
     except ae.AEError as error:
         got = error.status
     assert got == status
+
+
+def test_transport_struct_versions_and_send_are_checked(emulator):
+    """An ae_http_transport of an unknown version, or without `send`, is refused at create."""
+    recorder = Recorder()
+    class Altered(Scripted):
+        def __init__(self, version, with_send):
+            super().__init__(lambda request, reply: None)
+            self.version, self.with_send = version, with_send
+
+        def framework(self):
+            framework = super().framework()
+            framework.version = self.version
+            if not self.with_send:
+                framework.send = ae.HTTP_SEND_FN()
+            return framework
+
+    for version, with_send, expected in [(99, True, ae.AE_E_UNSUPPORTED_VERSION), (0, True, ae.AE_E_UNSUPPORTED_VERSION),
+                                         (ae.AE_HTTP_TRANSPORT_VERSION, False, ae.AE_E_INVALID_ARG)]:
+        transport = Altered(version, with_send)
+        with pytest.raises(ae.AEError) as error:
+            ae.Client(SOFTWARE_STATEMENT, recorder, base_url=emulator.url, transport=transport)
+        assert error.value.status == expected, (version, with_send)
+    assert recorder.events == []
+
+
+# --- libcurl: connect timeout -------------------------------------------------------------------
+
+def test_connect_timeout_is_bounded(make_client, recorder):
+    """A host that never completes the TCP handshake: connect_timeout_ms ends the request (the
+    request timeout is far longer). Loopback: a listener whose accept queue is full drops SYNs."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(8):  # fill the accept queue (nobody accepts); later handshakes hang
+        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler.setblocking(False)
+        filler.connect_ex(("127.0.0.1", port))
+        fillers.append(filler)
+    time.sleep(0.2)
+    try:
+        client = make_client(base_url=f"http://127.0.0.1:{port}", connect_timeout_ms=500, request_timeout_ms=20000)
+        started = time.monotonic()
+        client.set_requestor("REF30")
+        assert recorder.wait("set_requestor_complete", timeout=15) == (0,)
+        elapsed = time.monotonic() - started
+        status = recorder.statuses()[-1]
+        assert status["errorId"] == "CFG404" and status["enhancedError"]["code"] == "network_error", status
+        assert "timed out" in status["message"], status  # not refused: the handshake never completed
+        assert elapsed < 10  # the connect timeout, not the 20 s request timeout, ended it
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()

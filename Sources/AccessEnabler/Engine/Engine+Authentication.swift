@@ -33,7 +33,8 @@ extension Engine {
         let loginID = newLoginID()
         login = Login(id: loginID, waiters: [waiter])
         login?.tempPassIdentity = tempPassIdentity
-        if settings.partner != nil, let requestor, !requestor.configuration.pickerMVPDs.isEmpty {
+        // The platform picker only when an MVPD the host's filter keeps supports platform SSO.
+        if settings.partner != nil, let requestor, !requestor.configuration.pickerProviders(filter: filter).supported.isEmpty {
             login?.taskID = spawn { await self.runPartnerLogin(loginID, filter: filter) }
         } else {
             emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))

@@ -154,6 +154,13 @@ REQUESTORS: dict[str, Requestor] = {
                  config_fields=MappingProxyType({"isTempPass": True})),
         ),
     ),
+    # A requestor none of whose MVPDs has platform single sign-on (no platform picker shows).
+    "REF40": Requestor(
+        id="REF40",
+        name="Reference site without platform SSO",
+        domains=("adobe.com",),
+        mvpds=(Mvpd("Verizon", "Verizon Fios"), Mvpd("Cox", "Cox")),
+    ),
 }
 
 
