@@ -25,6 +25,12 @@ SOFTWARE_STATEMENT = (
 )
 
 
+# The SDK judges expiries on Adobe's clock, learned from `Date` headers (one-second resolution) and
+# moved only when a new one disagrees by more than 2 s (ServerClock.toleranceMillis): a test that
+# waits for something to expire waits this much longer than its lifetime.
+CLOCK_SLACK_S = 2.6
+
+
 class Wire:
     """What a flow looks like on the wire of one REST API generation: the emulator's operation names
     (V2: the OpenAPI operationIds; V1: the names of Tests/emulator/aepass/v1/spec.py)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import login
-from harness import ROOT, SOFTWARE_STATEMENT, Recorder, ae
+from harness import CLOCK_SLACK_S, ROOT, SOFTWARE_STATEMENT, Recorder, ae
 
 CHILD = Path(__file__).with_name("store_child.py")
 FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
@@ -256,7 +256,7 @@ def test_a_clock_behind_does_not_use_an_expired_profile(make_client, recorder, e
     emulator.config(profile_ttl_s=3)
     store = tmp_path / "store.sqlite"
     logged_in(make_client, recorder, emulator, store).close()
-    time.sleep(4)
+    time.sleep(3 + CLOCK_SLACK_S)
     emulator.clear_log()
     # One day behind, the profile would look valid for another day; Adobe's clock says it ended.
     result = child(emulator, store, ["requestor", "check"], faketime="-1d")

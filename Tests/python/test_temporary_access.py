@@ -10,7 +10,7 @@ import json
 import time
 
 from conftest import login
-from harness import ae
+from harness import CLOCK_SLACK_S, ae
 
 from accessenabler.partner import PartnerSimulator
 
@@ -112,7 +112,7 @@ def test_expired_temppass_gives_n111(ready_client, recorder, emulator):
     emulator.config(temppass_ttl_s={BASIC: 1.5})
     ready_client.set_selected_provider(BASIC)
     assert recorder.wait("set_authentication_status") == (1, "")
-    time.sleep(1.6)
+    time.sleep(1.5 + CLOCK_SLACK_S)
     emulator.clear_log()
     ready_client.check_authentication()  # no request: the stored TempPass profile has expired
     assert recorder.wait("set_authentication_status", count=2) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)

@@ -14,7 +14,7 @@ import urllib.parse
 import pytest
 
 from conftest import login
-from harness import WIRE, ae
+from harness import CLOCK_SLACK_S, WIRE, ae
 
 from accessenabler.partner import PartnerSimulator
 
@@ -224,7 +224,7 @@ def test_expired_temppass_gives_n111(ready_client, recorder, emulator):
     recorder.wait("display_provider_dialog")
     ready_client.set_selected_provider("TempPass_TEST40")
     assert recorder.wait("set_authentication_status") == (1, "")
-    time.sleep(2)
+    time.sleep(1.5 + CLOCK_SLACK_S)
     ready_client.check_authentication()
     assert recorder.wait("set_authentication_status", count=2) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
     assert recorder.names()[-2:] == ["status", "set_authentication_status"]
