@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import AccessEnabler
+import Foundation
+import Testing
+
+/// The partner status sent with decisions on an `appleSSO` profile (V2 cookbook D.1–5): asked once
+/// and reused while fresh, asked again once older than `Engine.partnerStatusMaxAgeMillis`. On the
+/// in-memory Adobe with a wall clock the test moves (no `Date` headers there, so Adobe's time is
+/// the local clock); the partner endpoints are scripted through `InMemoryAdobe.override`.
+@Suite struct PartnerStatusCacheTests {
+    let adobe = InMemoryAdobe()
+    let recorder = Recorder()
+
+    private static func json(_ status: Int, _ body: Any) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json;charset=UTF-8")],
+                     body: Array(try! JSONSerialization.data(withJSONObject: body)))
+    }
+
+    /// Comcast_SSO with platform SSO; an Apple SSO profile once the partner session is asked.
+    private func scriptAdobe(notAfter: Int64) {
+        let profile: [String: Any] = ["notBefore": 0, "notAfter": notAfter, "issuer": "Apple", "type": "appleSSO",
+                                      "attributes": ["userID": ["value": "sim-comcast", "state": "plain"]]]
+        let exchanged = Locked(false)
+        adobe.override = { request in
+            let path = request.url.split(separator: "?")[0]
+            if path.hasSuffix("/configuration") {
+                return Self.json(200, ["requestor": ["id": "REF30", "domains": [["name": "adobe.com"]], "mvpds": [
+                    ["id": "Comcast_SSO", "displayName": "Xfinity", "enablePlatformServices": true,
+                     "displayInPlatformPicker": true, "boardingStatus": "SUPPORTED", "platformMappingId": "Comcast"],
+                ]]])
+            }
+            if path.hasSuffix("/profiles") {
+                return Self.json(200, ["profiles": exchanged.withLock { $0 } ? ["Comcast_SSO": profile] : [:]])
+            }
+            if path.contains("/sessions/sso/") {
+                exchanged.withLock { $0 = true }
+                return Self.json(200, ["actionName": "authorize", "actionType": "direct", "reasonType": "authenticatedSSO",
+                                       "mvpd": "Comcast_SSO"])
+            }
+            if path.hasSuffix("/profiles/Comcast_SSO") { return Self.json(200, ["profiles": ["Comcast_SSO": profile]]) }
+            if path.contains("/decisions/authorize/") {
+                return Self.json(200, ["decisions": [["resource": "LIVE", "authorized": true,
+                                                      "token": ["serializedToken": "PHRva2VuLz4="]]]])
+            }
+            return nil
+        }
+    }
+
+    @Test func decisionsReuseAFreshPartnerStatusAndAskAgainWhenStale() async throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let clock = ManualClock(now)
+        scriptAdobe(notAfter: now + 86_400_000)
+        var script = PartnerSimulator.Script()
+        script.account = "Comcast"
+        script.signIn = .signedIn
+        script.expirationDate = now + 2 * 86_400_000
+        let simulator = PartnerSimulator(script)
+        var settings = Settings.test()
+        settings.partner = simulator
+        let enabler = try AccessEnabler(settings: settings, transport: adobe, clock: clock)
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        defer { enabler.shutdown() }
+
+        try enabler.setRequestor("REF30")
+        try await recorder.wait { $0.isRequestorComplete }
+        #expect(recorder.main == [.requestorComplete(1)])  // the silent exchange: no callback of its own
+        let askedAtSetRequestor = simulator.accessPrompts.count
+
+        try enabler.getAuthorization("LIVE")
+        try await recorder.wait { $0.isTokenOutcome }
+        clock.advance(Engine.partnerStatusMaxAgeMillis - 1_000)
+        try enabler.getAuthorization("LIVE")
+        try await recorder.waitCount(2) { $0.isTokenOutcome }
+        #expect(simulator.accessPrompts.count == askedAtSetRequestor)  // fresh: reused
+
+        clock.advance(2_000)  // now older than the limit
+        try enabler.getAuthorization("LIVE")
+        try await recorder.waitCount(3) { $0.isTokenOutcome }
+        #expect(simulator.accessPrompts.count == askedAtSetRequestor + 1)  // stale: asked again
+        #expect(simulator.accessPrompts.allSatisfy { $0 == false })  // never with a prompt
+
+        let decisions = adobe.requests(matching: "/decisions/authorize/")
+        #expect(decisions.count == 3)
+        #expect(decisions.allSatisfy { $0.header("AP-Partner-Framework-Status") != nil })
+        #expect(recorder.all.filter { if case .token(_, "LIVE") = $0 { true } else { false } }.count == 3)
+    }
+}
