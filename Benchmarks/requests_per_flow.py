@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,10 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2")
     `api`: the REST API generation ("v2" or "v1"); the protocol minimum is that generation's."""
     v1 = api == "v1"
     directory = tempfile.mkdtemp(prefix="ae-bench-")
+    # Devices of their own per run: V1 keeps a device's tokens at Adobe whichever client asks, so a
+    # device of an earlier run (same emulator) would start authenticated.
+    run = uuid.uuid4().hex[:8]
+    device, partner_device, temppass_device = (f"{DEVICE}-{run}", f"bench-partner-{run}", f"bench-temppass-{run}")
     store = str(Path(directory) / "store.sqlite")
     flows: list[Flow] = []
 
@@ -92,7 +97,7 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2")
         flows.append(flow)
 
     recorder = Recorder()
-    with client(emulator, store, recorder, api=api) as first:
+    with client(emulator, store, recorder, device=device, api=api) as first:
         def cold():
             first.set_requestor(REQUESTOR)
             recorder.wait("set_requestor_complete")
@@ -135,7 +140,7 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2")
                          note=f"⌈N / {PREAUTHORIZE_LIMIT}⌉ requests, sent together"), preauthorize)
 
     warm = Recorder()
-    with client(emulator, store, warm, api=api) as second:
+    with client(emulator, store, warm, device=device, api=api) as second:
         def warm_requestor():
             second.set_requestor(REQUESTOR)
             warm.wait("set_requestor_complete")
@@ -150,7 +155,7 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2")
     partner_store = str(Path(directory) / "partner.sqlite")
     picker = Recorder()
     simulator = PartnerSimulator(signed_in=False, picker="Cablevision")
-    with client(emulator, partner_store, picker, device="bench-partner", partner=simulator, api=api) as third:
+    with client(emulator, partner_store, picker, device=partner_device, partner=simulator, api=api) as third:
         third.set_requestor(REQUESTOR)
         assert picker.wait("set_requestor_complete") == (1,)
 
@@ -163,7 +168,7 @@ def measure_flows(emulator: Emulator, sizes=PREAUTHORIZE_SIZES, api: str = "v2")
 
     temp_store = str(Path(directory) / "temppass.sqlite")
     temp = Recorder()
-    with client(emulator, temp_store, temp, device="bench-temppass", api=api) as fourth:
+    with client(emulator, temp_store, temp, device=temppass_device, api=api) as fourth:
         fourth.set_requestor(REQUESTOR)
         assert temp.wait("set_requestor_complete") == (1,)
         fourth.get_authentication()

@@ -104,6 +104,16 @@ import Testing
         return enabler
     }
 
+    /// setRequestor, then getAuthentication with Cablevision selected; returns at its end.
+    private func selectProvider(_ enabler: AccessEnabler, _ recorder: Recorder) async throws {
+        try enabler.setRequestor("REF30")
+        try await recorder.wait { $0 == .requestorComplete(1) }
+        try enabler.getAuthentication()
+        try await recorder.wait { if case .dialog = $0 { true } else { false } }
+        try enabler.setSelectedProvider("Cablevision")
+        try await recorder.wait { $0.isAuthenticationStatus }
+    }
+
     private static let day: Int64 = 86_400_000
     private static var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
@@ -116,12 +126,7 @@ import Testing
         let recorder = Recorder()
         let enabler = try client(emulator, localClock: localClock, recorder: recorder)
         defer { enabler.shutdown() }
-        try enabler.setRequestor("REF30")
-        try await recorder.wait { $0 == .requestorComplete(1) }
-        try enabler.getAuthentication()
-        try await recorder.wait { if case .dialog = $0 { true } else { false } }
-        try enabler.setSelectedProvider("Cablevision")
-        try await recorder.wait { $0.isAuthenticationStatus }
+        try await selectProvider(enabler, recorder)
         #expect(recorder.main.last == .authenticationStatus(1, ""))
         #expect(recorder.status("N130") == nil)
     }
@@ -133,12 +138,7 @@ import Testing
         let recorder = Recorder()
         let enabler = try client(emulator, localClock: Self.day, recorder: recorder)
         defer { enabler.shutdown() }
-        try enabler.setRequestor("REF30")
-        try await recorder.wait { $0 == .requestorComplete(1) }
-        try enabler.getAuthentication()
-        try await recorder.wait { if case .dialog = $0 { true } else { false } }
-        try enabler.setSelectedProvider("Cablevision")
-        try await recorder.wait { $0.isAuthenticationStatus }
+        try await selectProvider(enabler, recorder)
         #expect(recorder.main.last == .authenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
         #expect(recorder.status("N130") != nil)
     }

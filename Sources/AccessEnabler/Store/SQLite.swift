@@ -118,9 +118,10 @@ final class SQLiteDatabase {
     }
 
     /// Changes when any connection (this one or another process's) commits a change: SQLite's
-    /// data_version (others' commits) with this connection's total change count.
-    func changeStamp() throws(StoreError) -> [Int64] {
-        [try query("PRAGMA data_version").first?.first?.integer ?? -1, sqlite3_total_changes64(handle)]
+    /// PRAGMA data_version: changes when another connection (another process of the app, or
+    /// another client of this one) commits to the file; not for this connection's own commits.
+    func dataVersion() throws(StoreError) -> Int64 {
+        try query("PRAGMA data_version").first?.first?.integer ?? -1
     }
 
     private func lastError() -> StoreError {

@@ -36,9 +36,11 @@ package final class TokenStore: Sendable {
     package let movedTo: String?
     /// The file of the app's processes' registration lock (nil in memory).
     package let lockPath: String?
-    /// Decoded (and opened) profiles by scope, requestor and device, valid while the file's change
-    /// stamp holds: every entitlement call reads them, and decoding is most of its CPU time.
-    private let profileCache = Locked<[String: (stamp: [Int64], value: ([Profile], Int64?))]>([:])
+    /// Decoded (and opened) profiles by scope, requestor and device: every entitlement call reads
+    /// them, and decoding is most of its CPU time. Valid while `PRAGMA data_version` holds (no other
+    /// connection committed) and this store wrote no profile (its profile writes empty the cache;
+    /// its other writes, such as every authorization's expiry, leave it).
+    private let profileCache = Locked<[String: (stamp: Int64, value: ([Profile], Int64?))]>([:])
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
@@ -137,6 +139,16 @@ package final class TokenStore: Sendable {
         try database.withLock { database throws(StoreError) in try body(database) }
     }
 
+    /// `run` for a write to the profiles: the decoded profiles are dropped under the same lock
+    /// (whether the write committed or not), so no read can cache what it replaced.
+    @discardableResult
+    private func writingProfiles<T>(_ body: (SQLiteDatabase) throws(StoreError) -> T) throws(StoreError) -> T {
+        try database.withLock { database throws(StoreError) in
+            defer { profileCache.withLock { $0.removeAll() } }
+            return try body(database)
+        }
+    }
+
     // MARK: Device
 
     /// The stored device id; `makeID` creates it the first time (stored in the same transaction,
@@ -170,7 +182,7 @@ package final class TokenStore: Sendable {
 
     /// Stores new credentials. Profiles and the token of the old credentials die with them.
     package func saveCredentials(_ scope: StoreScope, _ credentials: ClientCredentials, baseURL: String) throws(StoreError) {
-        try run { db throws(StoreError) in
+        try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api)]
                 try db.query("DELETE FROM access_tokens WHERE app = ? AND api = ?", key)
@@ -262,7 +274,7 @@ package final class TokenStore: Sendable {
     {
         try run { db throws(StoreError) in
             let cacheKey = [scope.app, scope.api, requestor, deviceID].joined(separator: "\u{0}")
-            let stamp = try db.changeStamp()
+            let stamp = try db.dataVersion()
             if let cached = profileCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.value }
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             let rows = try db.query(
@@ -284,7 +296,7 @@ package final class TokenStore: Sendable {
     package func replaceProfiles(_ scope: StoreScope, requestor: String, deviceID: String, with profiles: [Profile],
                                  syncedAt: Int64) throws(StoreError)
     {
-        try run { db throws(StoreError) in
+        try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
                 try db.query("DELETE FROM profiles WHERE app = ? AND api = ? AND requestor = ?", key)
@@ -296,7 +308,7 @@ package final class TokenStore: Sendable {
     }
 
     package func saveProfile(_ scope: StoreScope, requestor: String, deviceID: String, _ profile: Profile) throws(StoreError) {
-        try run { db throws(StoreError) in try insert(db, scope, requestor, deviceID, profile) }
+        try writingProfiles { db throws(StoreError) in try insert(db, scope, requestor, deviceID, profile) }
     }
 
     private func insert(_ db: SQLiteDatabase, _ scope: StoreScope, _ requestor: String, _ deviceID: String,
@@ -311,7 +323,7 @@ package final class TokenStore: Sendable {
 
     /// Removes the requestor's profiles (all, or one MVPD's) and their authorization expiries.
     package func deleteProfiles(_ scope: StoreScope, requestor: String, mvpd: String? = nil) throws(StoreError) {
-        try run { db throws(StoreError) in
+        try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) in
                 var key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
                 let filter = mvpd == nil ? "" : " AND mvpd = ?"
@@ -324,7 +336,7 @@ package final class TokenStore: Sendable {
 
     /// Deletes profiles bound to another device id (they are void, SEC412); returns how many.
     package func deleteProfilesOfOtherDevices(_ scope: StoreScope, deviceID: String) throws(StoreError) -> Int {
-        try run { db throws(StoreError) in
+        try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) -> Int in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(deviceID)]
                 let count = try db.query("SELECT COUNT(*) FROM profiles WHERE app = ? AND api = ? AND device_id != ?", key)
@@ -371,10 +383,16 @@ package final class TokenStore: Sendable {
         }
     }
 
+    /// Records when an authorization ends. Committed without waiting for the disk (WAL with
+    /// `synchronous = NORMAL` for this one write; the next ordinary commit syncs it): it is a cache
+    /// of Adobe's answer written after every authorization, so a power cut may lose the latest one
+    /// (V1 then asks authorize once more; getMetadata(1) answers nothing), never tear it.
     package func saveAuthorizationExpiry(_ scope: StoreScope, requestor: String, mvpd: String, resource: String,
                                          notAfter: Int64) throws(StoreError)
     {
         try run { db throws(StoreError) in
+            try db.execute("PRAGMA synchronous = NORMAL")
+            defer { try? db.execute("PRAGMA synchronous = FULL") }
             try db.query(
                 "INSERT OR REPLACE INTO authorizations (app, api, requestor, mvpd, resource, not_after) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(scope.app), .text(scope.api), .text(requestor), .text(mvpd), .text(resource), .integer(notAfter)])
