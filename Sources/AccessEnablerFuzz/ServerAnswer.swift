@@ -290,7 +290,8 @@ enum ServerAnswerFuzz {
             _ = try await backend.authorize(requestor, resource: "LIVE", identity: nil).expires
             return .other
         case .mediaToken:
-            return .decisions([try await backend.decision(requestor, profile: profile, resource: "LIVE", authorized: true)])
+            return .decisions([try await backend.decision(requestor, profile: profile, resource: "LIVE",
+                                                          authorizedUntil: Int64.max)])
         case .preauthorize: return .decisions(try await backend.preauthorize(requestor, resources: ["a", "b"]))
         case .userMetadata:
             if let metadata = try await backend.userMetadata(requestor) {

@@ -395,3 +395,16 @@ def test_v1_and_v2_keep_their_own_records_in_one_store(make_client, recorder, em
     v1.check_authentication()
     assert again.wait("set_authentication_status") == (1, "")
     assert emulator.operations() == []  # V1's registration, token and login were kept
+
+
+def test_the_stored_authorization_expiry_is_adobes_authorization(ready_client, recorder, emulator):
+    """getMetadata(1) and the next getAuthorization use the authorization's expiry (authorize's
+    `expires`), not the short media token's, also after a call served by the media token alone."""
+    login(ready_client, recorder, emulator)
+    for count in (1, 2):
+        ready_client.get_authorization("LIVE")
+        recorder.wait("set_token", count=count)
+    ready_client.get_metadata({"opCode": ae.METADATA_AUTHORIZATION, "resource_id": "LIVE"})
+    expiry = recorder.wait("set_metadata_status")[0]
+    assert expiry > time.time() * 1000 + 3600 * 1000  # the emulator's authorizations last a day; media tokens 7 min
+    assert emulator.operations()[-3:] == [V1.decision, V1.media, V1.media]

@@ -34,11 +34,10 @@ extension Engine {
         case .v1(let backend):
             // Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media
             // token alone answers (one request instead of two).
-            let authorizedUntil = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd,
-                                                                 resource: resource)
-            let authorized = authorizedUntil.map { $0 > clock.nowMillis() } ?? false
+            let stored = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource)
+            let authorizedUntil = stored.flatMap { $0 > clock.nowMillis() ? $0 : nil }
             decide = { () async throws(CallFailure) -> [Decision] in
-                [try await backend.decision(requestor.id, profile: profile, resource: resource, authorized: authorized)] }
+                [try await backend.decision(requestor.id, profile: profile, resource: resource, authorizedUntil: authorizedUntil)] }
         }
         var decisions: [Decision]
         do {

@@ -185,17 +185,18 @@ package struct V1Backend: Sendable {
     }
 
     /// getAuthorization's decision: the media token straight away when Adobe holds an authorization
-    /// token for the resource (`authorized`: the SDK stored its expiry and it has not passed; one
-    /// request), else authorize then the media token (two). A media token refused with
+    /// token for the resource (`authorizedUntil`: its stored expiry, not passed; one request), else
+    /// authorize then the media token (two). The decision's `notAfter` is the authorization's
+    /// expiry (stored for the next call and getMetadata(1)). A media token refused with
     /// `authorization_not_found` (Adobe's authorization ended early) falls back to authorize.
     /// A denial is a decision (`authorized` false), as V2's item-level errors are.
-    package func decision(_ requestor: String, profile: Profile, resource: String, authorized: Bool)
+    package func decision(_ requestor: String, profile: Profile, resource: String, authorizedUntil cached: Int64?)
         async throws(CallFailure) -> Decision
     {
         let identity = profile.tempPassIdentity.flatMap(Self.identityJSON)
         let source = profile.isTemporary ? "temppass" : nil
-        var authorizedUntil: Int64?
-        if !authorized {
+        var authorizedUntil = cached
+        if cached == nil {
             do {
                 authorizedUntil = try await authorize(requestor, resource: resource, identity: identity).expires
             } catch where Self.isDenial(error) {
@@ -207,8 +208,8 @@ package struct V1Backend: Sendable {
             return Decision(resource: resource, authorized: true,
                             token: .init(serializedToken: media.serializedToken, notAfter: media.expires),
                             notAfter: authorizedUntil, source: source, mvpd: media.mvpdID ?? profile.mvpd)
-        } catch where authorized && Self.code(error) == "authorization_not_found" {
-            return try await decision(requestor, profile: profile, resource: resource, authorized: false)
+        } catch where cached != nil && Self.code(error) == "authorization_not_found" {
+            return try await decision(requestor, profile: profile, resource: resource, authorizedUntil: nil)
         }
     }
 
