@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--latency-ms", type=int, help="delay added to every API request")
     parser.add_argument("--config", help="JSON file with the keys of POST /_emulator/config")
     parser.add_argument("--quiet", action="store_true", help="no per-request lines on stderr")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="stop when the process that started the emulator ends (test harnesses: a test "
+                             "process that crashes leaves no emulator behind holding its output pipes)")
     return parser.parse_args(argv)
+
+
+def watch_parent(stop: Any) -> None:
+    """Calls stop() once this process is re-parented (the parent ended), checking twice a second."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        stop(signal.SIGTERM, None)
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def build_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -81,6 +96,8 @@ def main(argv: list[str]) -> int:
     # A parent may start us with these blocked (the mask survives exec): unblock them, or
     # SIGTERM would never stop the emulator.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    if args.exit_with_parent:
+        watch_parent(stop)
     host, port = server.server_address[:2]
     print(f"AE_EMULATOR_LISTENING http://{host}:{port}", flush=True)
     try:

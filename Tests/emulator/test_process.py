@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from emulator_testkit import ALL_SESSION_PARAMS, Api, start_emulator, stop_emulator
@@ -59,3 +61,38 @@ def test_bad_config_file_is_refused(tmp_path: Path) -> None:
         [sys.executable, str(Path(__file__).resolve().parent / "emulator.py"), "--config", str(config)],
         capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "no_such_key" in result.stderr
+
+
+def test_exit_with_parent_stops_when_the_starter_ends(tmp_path: Path) -> None:
+    """A test process that dies must not leave an emulator holding its pipes: with
+    --exit-with-parent the emulator notices it was re-parented and exits cleanly."""
+    pid_file = tmp_path / "pid"
+    emulator = Path(__file__).resolve().parent / "emulator.py"
+    # sh starts the emulator in the background, records its pid, lets it start, and exits.
+    subprocess.run(["sh", "-c", f'"{sys.executable}" "{emulator}" --port 0 --quiet --exit-with-parent '
+                                f'>/dev/null 2>&1 & echo $! > "{pid_file}"; sleep 2'], check=True, timeout=30)
+    pid = int(pid_file.read_text())
+    os.kill(pid, 0)  # it was serving while sh lived
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError("the emulator outlived its parent by 10 s")
+
+
+def test_without_exit_with_parent_the_emulator_outlives_its_starter(tmp_path: Path) -> None:
+    """The flag is what makes the difference (a daemon started from a shell keeps serving)."""
+    pid_file = tmp_path / "pid"
+    emulator = Path(__file__).resolve().parent / "emulator.py"
+    subprocess.run(["sh", "-c", f'"{sys.executable}" "{emulator}" --port 0 --quiet '
+                                f'>/dev/null 2>&1 & echo $! > "{pid_file}"'], check=True, timeout=30)
+    pid = int(pid_file.read_text())
+    try:
+        time.sleep(1.5)
+        os.kill(pid, 0)  # still there: raises ProcessLookupError otherwise
+    finally:
+        os.kill(pid, signal.SIGTERM)

@@ -74,7 +74,8 @@ class Emulator:
 
     def __init__(self, *args):
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "Tests/emulator/emulator.py"), "--port", "0", "--quiet", *args],
+            [sys.executable, str(ROOT / "Tests/emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
+             *args],
             stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
         if not line.startswith("AE_EMULATOR_LISTENING "):

@@ -12,7 +12,7 @@ final class EmulatorProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", root.appendingPathComponent("Tests/emulator/emulator.py").path,
-                             "--port", "0", "--quiet"] + arguments
+                             "--port", "0", "--quiet", "--exit-with-parent"] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
