@@ -63,8 +63,8 @@ func profiles(_ generation: Int64) -> [Profile] {
 
 switch arguments[1] {
 case "write":
-    var generation = Int64((try? store.profiles(scope, requestor: "CRASH", deviceID: "D").profiles.first?
-        .attributes["generation"]?.value.stringValue.flatMap { Int64($0) }) ?? 0) ?? 0
+    var generation: Int64 = (try? store.profiles(scope, requestor: "CRASH", deviceID: "D").profiles.first?
+        .attributes["generation"]?.value.stringValue.flatMap { Int64($0) }) ?? 0
     say("ready")
     while true {
         generation += 1
