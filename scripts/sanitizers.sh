@@ -222,7 +222,9 @@ swift_test() {
     fi
     local built=$(seconds "$start")
     start=$(date +%s)
-    swift test --skip-build "${flags[@]}" >"$work/$kind-test.log" 2>&1
+    # Bounded: a test process that hangs must fail this run, not stall CI until its own limit.
+    timeout --kill-after=30 "${AE_SWIFT_TEST_TIMEOUT_S:-1200}" \
+        swift test --skip-build "${flags[@]}" >"$work/$kind-test.log" 2>&1
     local status=$? reports
     reports=$(grep -cE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$work/$kind-test.log")
     local summary
@@ -232,6 +234,10 @@ swift_test() {
     else
         grep -A40 -m3 -E "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$work/$kind-test.log" | head -120
         grep -E "✘" "$work/$kind-test.log" | head -20
+        # A crash (a Swift runtime trap, a signal) names itself in the last lines, not in a ✘ line.
+        grep -E "Fatal error|fatal error|Assertion failed|Precondition failed|signal|Crash" "$work/$kind-test.log" | head -20
+        ((status == 124)) && echo "swift test ($kind): timed out after ${AE_SWIFT_TEST_TIMEOUT_S:-1200} s"
+        tail -40 "$work/$kind-test.log"
         row "swift test ($kind)" "FAILED (exit $status, $reports sanitizer reports)" "build $built, run $(seconds "$start")"
     fi
 }

@@ -29,7 +29,8 @@ expect_output() {
 
 step "Swift tests (swift test)"
 swift build --build-tests
-swift test --skip-build
+# Bounded (about 10 s normally): a hung test process fails the run instead of stalling CI.
+timeout --kill-after=30 1200 swift test --skip-build
 
 step "release library (static Swift runtime)"
 swift build -c release -Xswiftc -static-stdlib --product accessenabler
