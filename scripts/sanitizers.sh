@@ -12,6 +12,8 @@
 #   scripts/sanitizers.sh [--only tsan|asan|c|valgrind]... [--iterations SMALL,LARGE]
 #
 # Prints a summary table; exits 1 on any sanitizer report, failed run or growing leak.
+# Each swift test run is bounded by AE_SWIFT_TEST_TIMEOUT_S seconds (default 1200); a failed run
+# prints its sanitizer reports, ✘ lines, crash lines and the last 40 lines of its log.
 #
 # Notes (why the flags below):
 # * AccessEnablerCABI links with a version script (exports.map: "local: *") that also hides the
