@@ -194,7 +194,10 @@ AE_API void ae_string_free(char *string);
 /**
  * Log sink. `message` is borrowed (valid during the call) and never contains secrets (client
  * secret, access token, profile attributes, media tokens, SAML).
- * Thread: called from any of the library's threads, possibly at the same time from two.
+ * Thread: called from any of the library's threads. One client's calls are serialized (one at a time,
+ * in order; two clients may call their sinks at once). Callback: called with no lock of the library
+ * held, so the sink may call any ae_* function, also one that logs: a message logged while the sink
+ * runs is queued and delivered after it returns (never inside it).
  */
 typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 
@@ -230,15 +233,17 @@ typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
     times out, or the client is destroyed; replies after that return AE_E_INVALID_HANDLE. */
 typedef struct ae_partner_request ae_partner_request;
 
-#define AE_PARTNER_FRAMEWORK_VERSION 1
+#define AE_PARTNER_FRAMEWORK_VERSION 2
 
 /**
  * The platform's TV-provider SSO, given to ae_client_create() through ae_config.partner (the
- * struct is copied; `user_data` is kept). Both callbacks are required. They are called on an
- * SDK thread, must not block, and are answered later with ae_partner_reply_*().
+ * struct is copied, up to its version's last field; `user_data` is kept). check_access_status and
+ * enqueue_metadata_request are required. They are called on an SDK thread, must not block, and are
+ * answered later with ae_partner_reply_*(). Versions: 1 (the two requests), 2 (+ cancel_request);
+ * the library accepts both.
  */
 typedef struct ae_partner_framework {
-    uint32_t version;   /**< AE_PARTNER_FRAMEWORK_VERSION */
+    uint32_t version;   /**< AE_PARTNER_FRAMEWORK_VERSION (1 or 2) */
     void *user_data;    /**< Passed back as the last argument of both callbacks. */
     const char *name;   /**< Partner name on the wire (`/sessions/sso/{partner}`). NULL: "Apple". */
     int32_t timeout_ms; /**< Longest wait for a reply. 0: 60000 for requests that may show UI, 10000 for the others. */
@@ -254,6 +259,15 @@ typedef struct ae_partner_framework {
         "featuredAccountProviderIdentifiers", "attributeNames", "verificationToken" (the SAML request,
         Base64, passed unparsed)} (borrowed). Answer with ae_partner_reply_metadata() or ae_partner_reply_error(). */
     void (*enqueue_metadata_request)(const char *request_json, ae_partner_request *request, void *user_data);
+
+    /* version 2 */
+    /** Optional (NULL: not told). The SDK stopped waiting for `request` before it was answered: the
+        login it belongs to was cancelled (ae_set_selected_provider(NULL), another selection, a new
+        setRequestor), it timed out (`timeout_ms`), or the client is being destroyed. The platform
+        may dismiss what it shows for it (its picker, its login). A reply to `request` afterwards
+        returns AE_E_INVALID_HANDLE. Called once per such request, on an SDK thread or on the thread
+        calling ae_client_destroy() (before it returns); must not block and must not reply. */
+    void (*cancel_request)(ae_partner_request *request, void *user_data);
 } ae_partner_framework;
 
 /**
@@ -334,8 +348,9 @@ AE_API int32_t ae_http_transport_init(ae_http_transport *transport);
  * Answers `send` with an HTTP response.
  * @param status       The HTTP status (100–599).
  * @param headers      NULL, or a NULL-terminated array of "Name: value" strings (copied).
- * @param body         The body (copied); NULL when body_length is 0. Bodies over 4 MiB are refused as
- *                     too large (the exchange ends with an error, as with libcurl).
+ * @param body         The body (copied); NULL when body_length is 0. Bodies over 4 MiB (body_length
+ *                     > 4194304, SIZE_MAX included) are refused as too large: nothing is read from
+ *                     `body`, the call returns AE_OK and the exchange ends with an error, as with libcurl.
  * @return AE_OK; AE_E_INVALID_HANDLE (unknown, answered, cancelled or timed out); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
  */
@@ -705,7 +720,10 @@ AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, con
  * checkPreauthorizedResources: which of `resources` the viewer may watch (for UI decoration only).
  * Sends ceil(N / preauthorize_limit) requests, fewer when `cache` is non-zero and decisions are cached.
  *
- * @param resources_json  JSON array of resource ids (strings). Not NULL.
+ * @param resources_json  JSON array of resource ids (strings). Not NULL. An empty array is accepted
+ *                        (a UI list may be empty): preauthorized_resources("[]") follows with no
+ *                        request. ae_preauthorize() refuses an empty list instead, as Adobe's
+ *                        decisions/preauthorize does: its answer would carry no decision to read.
  * @param cache           Non-zero: answer from the SDK's cache where it can (5 minutes).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not an array of strings).
  * Callback: preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
@@ -718,7 +736,10 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
  *
  * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
  *                  (opcode 3; "tokenSource" gives the profile's source: "Apple" for Apple SSO, else the
- *                  issuer)}. Not NULL.
+ *                  issuer)}. Not NULL. `opCode` is a JSON number: a string such as "0" is refused.
+ *                  The expiries of opcodes 0 and 1 are milliseconds since the Unix epoch on Adobe's
+ *                  clock (the server time its answers' Date headers give, which the SDK keeps against
+ *                  the boot clock), not necessarily the box's wall clock.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a key object).
  * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
  */

@@ -70,7 +70,7 @@ AE_DELEGATE_VERSION = 1
 AE_MAX_STRING_LENGTH = 65536
 
 # --- partner framework (same values as the header) ----------------------------------------------
-AE_PARTNER_FRAMEWORK_VERSION = 1
+AE_PARTNER_FRAMEWORK_VERSION = 2
 AE_PARTNER_ACCESS_NOT_DETERMINED = 0
 AE_PARTNER_ACCESS_RESTRICTED = 1
 AE_PARTNER_ACCESS_DENIED = 2
@@ -115,6 +115,7 @@ CALLBACK_TYPES = dict(_CALLBACKS)
 # ae_partner_request * is opaque (a number, never an address): c_void_p, passed back unchanged.
 PARTNER_CHECK_ACCESS_STATUS_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p, c_void_p)
 PARTNER_ENQUEUE_METADATA_REQUEST_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p, c_void_p)
+PARTNER_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 class PartnerFramework(ctypes.Structure):
@@ -127,6 +128,8 @@ class PartnerFramework(ctypes.Structure):
         ("timeout_ms", c_int32),
         ("check_access_status", PARTNER_CHECK_ACCESS_STATUS_FN),
         ("enqueue_metadata_request", PARTNER_ENQUEUE_METADATA_REQUEST_FN),
+        # version 2
+        ("cancel_request", PARTNER_CANCEL_REQUEST_FN),
     ]
 
 

@@ -45,7 +45,7 @@ except ImportError:  # loaded by file path, outside the package: load the siblin
 
 # --- the header's constants (also in accessenabler/__init__.py; a test compares both with it) --
 AE_OK = 0
-AE_PARTNER_FRAMEWORK_VERSION = 1
+AE_PARTNER_FRAMEWORK_VERSION = 2
 ACCESS_STATUS = {"notDetermined": 0, "restricted": 1, "denied": 2, "granted": 3}
 SIGNED_IN = {None: -1, False: 0, True: 1}  # AE_PARTNER_SIGNED_IN_UNKNOWN / _SIGNED_OUT / _SIGNED_IN
 ERRORS = {
@@ -147,6 +147,9 @@ class Partner:
     def enqueue(self, request: dict[str, Any], reply: Reply) -> None:
         raise NotImplementedError
 
+    def cancelled(self, request: int | None) -> None:
+        """The SDK stopped waiting for `request` (login cancelled, timeout, destroy): dismiss its UI."""
+
     # --- the C bridge --------------------------------------------------------------------------
     def on_check_access_status(self, prompt: int, request: int | None, lib: Any) -> None:
         """The C callback's body (also callable directly in tests)."""
@@ -165,6 +168,12 @@ class Partner:
             return
         self._call(reply, self.enqueue, decoded)
 
+    def on_cancel_request(self, request: int | None) -> None:
+        try:
+            self.cancelled(request)
+        except Exception:  # never let an exception cross into C
+            traceback.print_exc(file=sys.stderr)
+
     @staticmethod
     def _call(reply: Reply, method: Any, argument: Any) -> None:
         try:
@@ -182,6 +191,7 @@ class Partner:
         if self._framework is not None and (lib is None or lib is self._lib):
             return self._framework
         from . import (  # noqa: PLC0415 (the ctypes layer loads the library)
+            PARTNER_CANCEL_REQUEST_FN,
             PARTNER_CHECK_ACCESS_STATUS_FN,
             PARTNER_ENQUEUE_METADATA_REQUEST_FN,
             PartnerFramework,
@@ -201,9 +211,11 @@ class Partner:
             lambda request_json, request, _user_data: self.on_enqueue_metadata_request(request_json, request, lib))
         framework.name = None if self.name is None else self.name.encode("utf-8")
         framework.timeout_ms = self.timeout_ms
+        cancel = PARTNER_CANCEL_REQUEST_FN(lambda request, _user_data: self.on_cancel_request(request))
         framework.check_access_status = check
         framework.enqueue_metadata_request = enqueue
-        self._thunks = [check, enqueue]
+        framework.cancel_request = cancel
+        self._thunks = [check, enqueue, cancel]
         self._framework, self._lib = framework, lib
         return framework
 
@@ -267,8 +279,19 @@ class PartnerSimulator(Partner):
         self._condition = threading.Condition()
         self._received: list[Received] = []
         self._reply_threads: list[threading.Thread] = []
+        self._cancelled: list[int | None] = []
 
     # --- what was received ------------------------------------------------------------------
+    def cancelled(self, request: int | None) -> None:
+        with self._condition:
+            self._cancelled.append(request)
+            self._condition.notify_all()
+
+    def cancellations(self) -> list[int | None]:
+        """The requests the SDK said it no longer waits for (cancel_request), in order."""
+        with self._condition:
+            return list(self._cancelled)
+
     def received(self, kind: str | None = None) -> list[Received]:
         with self._condition:
             return [r for r in self._received if kind is None or r.kind == kind]

@@ -71,7 +71,7 @@ enum ConfigReader {
             throw .invalidArgument("login_mode \(config.login_mode) is unknown")
         }
         settings.loginMode = mode
-        settings.pollIntervalMillis = max(1_000, try positive(config.poll_interval_ms, "poll_interval_ms", default: 4_000))
+        settings.pollIntervalMillis = try positive(config.poll_interval_ms, "poll_interval_ms", default: 4_000)  // clamped by the engine
         settings.preauthorizeLimit = try positive(config.preauthorize_limit, "preauthorize_limit", default: 5)
         settings.connectTimeoutMillis = try positive(config.connect_timeout_ms, "connect_timeout_ms", default: 10_000)
         settings.requestTimeoutMillis = try positive(config.request_timeout_ms, "request_timeout_ms", default: 30_000)
@@ -85,7 +85,7 @@ enum ConfigReader {
             throw .invalidArgument("log_level \(config.log_level) is unknown")
         }
         settings.logLevel = level
-        if let partner = config.partner { settings.partner = try CPartner(partner.pointee) }
+        if let partner = config.partner { settings.partner = try CPartner(try CPartner.copy(partner)) }
         guard let mode = CallbackMode(rawValue: config.callback_mode) else {
             throw .invalidArgument("callback_mode \(config.callback_mode) is unknown")
         }

@@ -62,8 +62,25 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
     let name: String
     let timeoutMillis: Int?
 
+    /// Copies the host's table, reading no further than its version's last field (a table compiled
+    /// against an older header is shorter).
+    static func copy(_ pointer: UnsafePointer<ae_partner_framework>) throws(AccessEnablerError) -> ae_partner_framework {
+        let version = UnsafeRawPointer(pointer).load(as: UInt32.self)
+        let size: Int
+        switch version {
+        case 1: size = MemoryLayout<ae_partner_framework>.offset(of: \ae_partner_framework.cancel_request)!
+        case UInt32(AE_PARTNER_FRAMEWORK_VERSION): size = MemoryLayout<ae_partner_framework>.size
+        default:
+            throw .unsupportedVersion("ae_partner_framework version \(version) is not supported "
+                + "(this library knows 1...\(AE_PARTNER_FRAMEWORK_VERSION))")
+        }
+        var table = ae_partner_framework()
+        withUnsafeMutableBytes(of: &table) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
+        return table
+    }
+
     init(_ table: ae_partner_framework) throws(AccessEnablerError) {
-        guard table.version == UInt32(AE_PARTNER_FRAMEWORK_VERSION) else {
+        guard (1...UInt32(AE_PARTNER_FRAMEWORK_VERSION)).contains(table.version) else {
             throw .unsupportedVersion("ae_partner_framework version \(table.version) is not supported")
         }
         guard table.check_access_status != nil, table.enqueue_metadata_request != nil else {
@@ -78,16 +95,24 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
 
     func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>) {
         let handle = PendingRequests.add(.access(reply))
-        let number = UInt(bitPattern: handle)
-        reply.whenFinished { PendingRequests.forget(number) }  // timed out or cancelled: refuse late replies
+        track(reply, handle)
         table.check_access_status?(prompt ? 1 : 0, handle, table.user_data)
     }
 
     func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>) {
         let handle = PendingRequests.add(.metadata(reply))
-        let number = UInt(bitPattern: handle)
-        reply.whenFinished { PendingRequests.forget(number) }
+        track(reply, handle)
         JSON.text(request).withCString { table.enqueue_metadata_request?($0, handle, table.user_data) }
+    }
+
+    /// Late replies are refused once the request is over; the host hears of a cancellation.
+    private func track<T>(_ reply: PartnerReply<T>, _ handle: OpaquePointer) {
+        let number = UInt(bitPattern: handle)
+        reply.whenFinished { PendingRequests.forget(number) }  // timed out or cancelled: refuse late replies
+        if let cancel = table.cancel_request {
+            let userData = HostPointer(raw: table.user_data)
+            reply.onCancel { cancel(OpaquePointer(bitPattern: number), userData.raw) }
+        }
     }
 }
 

@@ -176,7 +176,9 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
             index += 1
         }
         let exchange = try PendingExchanges.take(request)
-        guard body_length <= exchange.transport.maxBodyBytes else {
+        // size_t arrives as Int: a length of 2^63 or more (e.g. (size_t)-1) is negative here. It is
+        // too large either way, and nothing is read from `body`.
+        guard body_length >= 0, body_length <= exchange.transport.maxBodyBytes else {
             exchange.finish(.failure(.bodyTooLarge(limit: exchange.transport.maxBodyBytes)))
             return
         }

@@ -345,7 +345,7 @@ enum ServerAnswerFuzz {
             return .session(try await backend.partnerSession(requestor, partner: "Apple", domainName: "adobe.com",
                                                              redirectURL: "https://adobe.com", partnerStatus: "e30="))
         case 10:
-            return .profiles(try await backend.partnerProfile(requestor, partner: "Apple", samlResponse: "PHg%2B",
+            return .profiles(try await backend.partnerProfile(requestor, partner: "Apple", mvpd: "Cablevision", samlResponse: "PHg%2B",
                                                               partnerStatus: "e30=").map { [$0] } ?? [])
         default:
             let logouts = try await backend.logout(requestor, mvpd: "Cablevision", redirectURL: "https://adobe.com")

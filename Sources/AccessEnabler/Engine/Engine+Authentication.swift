@@ -3,11 +3,10 @@
 /// checkAuthentication, getAuthentication, setSelectedProvider, handleExternalURL and the
 /// second-screen (registration code) login of REST API V2 (V1's: Engine+V1Login.swift).
 extension Engine {
+    /// No HTTP request. With a partner framework the partner was just asked for its status (the
+    /// engine's partner gate; VSA403 / VSA404 / APPL_ERROR come from there), and a partner profile
+    /// counts only while that status is usable (ProfileUse).
     func checkAuthentication() {
-        if settings.partner != nil {
-            spawn { await self.checkAuthenticationWithPartner() }
-            return
-        }
         reportAuthentication(currentProfile())
     }
 
@@ -196,7 +195,7 @@ extension Engine {
                     return
                 }
                 let url = backend.absolute(session.url ?? "/api/v2/authenticate/\(requestor.id)/\(code)")
-                let deadline = session.notAfter ?? clock.nowMillis() + 1_800_000
+                let deadline = codeDeadline(session.notAfter)
                 presentCode(code, url: url, deadline: deadline, mvpd: mvpd.id)
                 await poll(loginID, deadline: deadline) { () async throws(CallFailure) -> Profile? in
                     try await backend.profile(requestor.id, code: code)
@@ -249,11 +248,18 @@ extension Engine {
         }
     }
 
+    /// Until when a code is polled: Adobe's `notAfter` (30 minutes when it gives none), at most
+    /// `Limits.codeLifetimeMillis` from now.
+    func codeDeadline(_ notAfter: Int64?) -> Int64 {
+        let now = clock.nowMillis()
+        return min(notAfter ?? now.clampedAdding(1_800_000), now.clampedAdding(Limits.codeLifetimeMillis))
+    }
+
     /// Polls (`check`: V2 profiles/code, V1 tokens/authn) until the viewer has logged in, the code
     /// expires, or the login ends. Network trouble and throttling do not end it: the next poll tries again.
     func poll(_ loginID: Int, deadline: Int64, check: () async throws(CallFailure) -> Profile?) async {
         guard let wakeup = login?.wakeup else { return }
-        let interval = UInt64(max(1_000, settings.pollIntervalMillis)) * 1_000_000
+        let interval = Limits.nanoseconds(millis: settings.pollIntervalMillis(serviceURL: requestor?.backend.baseURL ?? settings.baseURL))
         while clock.nowMillis() < deadline {
             await wakeup.sleep(nanoseconds: interval)
             guard login?.id == loginID, !Task.isCancelled else { return }

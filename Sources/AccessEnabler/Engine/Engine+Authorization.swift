@@ -23,12 +23,22 @@ extension Engine {
 
     private func runAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
         guard let requestor else { return }
+        // A partner profile is decided on only with a usable partner status (ProfileUse): without
+        // one no request goes out, and the viewer counts as not authenticated.
+        var partnerStatus: String?
+        if ProfileUse.isPartnerProfile(profile) {
+            switch await partnerHeaderForDecisions(profile) {
+            case .success(let header): partnerStatus = header
+            case .failure(let refusal): return denied(resource, check: check, profile: profile, error: refusal, afterLogin: afterLogin)
+            }
+            if Task.isCancelled { return }
+        }
         let decide: () async throws(CallFailure) -> [Decision]
         switch requestor.backend {
         case .v2(let backend):
-            let partnerStatus = profile.type == "appleSSO" ? await partnerHeaderForDecisions() : nil
+            let header = partnerStatus
             decide = { () async throws(CallFailure) -> [Decision] in
-                try await backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
+                try await backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource], partnerStatus: header,
                                             tempPassIdentity: profile.tempPassIdentity)
             }
         case .v1(let backend):
@@ -50,8 +60,8 @@ extension Engine {
             }
         } catch {
             if error.isCancellation { return }
-            if case .enhanced(let enhanced, _) = error.error,
-                StatusCatalog.needsAuthentication(enhanced) || StatusCatalog.isTempPassOver(enhanced)
+            if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced)
+                || StatusCatalog.isTempPassOver(enhanced) || StatusCatalog.isPartnerStatusRefusal(enhanced)
             {
                 denied(resource, check: check, profile: profile, error: enhanced, afterLogin: afterLogin)
                 return
@@ -98,11 +108,15 @@ extension Engine {
         let status = tempPassOver ? StatusCatalog.tempPassExpired(mvpd: profile.mvpd, error)
             : StatusCatalog.authorizationDenial(error)
         emit(.status(status))
-        if StatusCatalog.needsAuthentication(error) || tempPassOver, let requestor {
+        // Adobe refused the partner status (or the SDK did not send a decision without a usable
+        // one): the viewer is not authenticated through the platform now, but Adobe keeps the
+        // profile (a usable status later makes it count again), so it stays in the store.
+        let partnerRefused = StatusCatalog.isPartnerStatusRefusal(error)
+        if StatusCatalog.needsAuthentication(error) || tempPassOver || partnerRefused, let requestor {
             if tempPassOver {
                 // The TempPass is over (N111): its profile stays, expired, so checkAuthentication says so too.
                 endTempPass(profile.mvpd, identity: profile.tempPassIdentity)
-            } else {
+            } else if !partnerRefused {
                 // Adobe no longer has the profile (expired, logged out elsewhere): forget it locally.
                 try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
             }

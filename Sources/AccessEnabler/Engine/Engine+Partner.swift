@@ -30,23 +30,25 @@ extension Engine {
                 pending.withLock { $0 = reply }
                 timer.withLock { timer in
                     timer = Task {
-                        try? await Task.sleep(nanoseconds: UInt64(timeoutMillis) * 1_000_000)
-                        if !Task.isCancelled { reply.fail(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) }
+                        try? await Task.sleep(nanoseconds: Limits.nanoseconds(millis: timeoutMillis))
+                        if !Task.isCancelled { reply.abandon(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) }
                     }
                 }
                 if Task.isCancelled {
-                    reply.fail(PartnerError(.failed, detail: "cancelled"))
+                    reply.abandon(PartnerError(.failed, detail: "cancelled"))
                     return
                 }
                 start(reply)
             }
         } onCancel: {
-            pending.withLock { $0 }?.fail(PartnerError(.failed, detail: "cancelled"))
+            // The login was cancelled (or the client destroyed): the platform is told (onCancel).
+            pending.withLock { $0 }?.abandon(PartnerError(.failed, detail: "cancelled"))
         }
     }
 
     private func timeout(interactive: Bool) -> Int {
-        settings.partner?.timeoutMillis ?? (interactive ? 60_000 : 10_000)
+        let given = settings.partner?.timeoutMillis ?? (interactive ? 60_000 : 10_000)
+        return given.clamped(to: Limits.partnerTimeoutMillis)
     }
 
     private var channelIdentifier: String {
@@ -71,24 +73,44 @@ extension Engine {
             case .failure(let error) where error.code == .accessNotGranted:
                 status = PartnerStatus(access: PartnerAccess(.denied, signIn: access.signIn))
             case .failure(let error):
-                status = PartnerStatus(access: access, error: error)
+                status = PartnerStatus(access: access, error: error, errorSource: .provider)
             }
         }
         partnerCache = (status, clock.nowMillis())
         return status
     }
 
-    /// The partner status for decisions on an `appleSSO` profile: cached while fresh and valid.
-    func partnerHeaderForDecisions() async -> String? {
+    /// True when the partner status was asked less than `partnerStatusMaxAgeMillis` ago.
+    func isPartnerStatusFresh() -> Bool {
+        guard let cached = partnerCache else { return false }
+        return Self.isFresh(since: cached.askedAt, now: clock.nowMillis(), maxAge: Self.partnerStatusMaxAgeMillis)
+    }
+
+    /// The `AP-Partner-Framework-Status` value for decisions on the partner profile `profile`:
+    /// the status cached while fresh, else asked again. When it is not usable for that profile
+    /// (ProfileUse), no decision may be asked: the failure is the `invalid_header_pfs_*` error
+    /// Adobe would answer (status 0: the SDK's own), which reads as "not authenticated".
+    func partnerHeaderForDecisions(_ profile: Profile) async -> Result<String, EnhancedError> {
+        var status = partnerCache?.status
+        if status == nil || !isPartnerStatusFresh() { status = await refreshPartnerStatus() }
         let now = clock.nowMillis()
         let configuration = requestor?.configuration
-        if let cached = partnerCache, now - cached.askedAt < Self.partnerStatusMaxAgeMillis,
-            cached.status.problem(at: now, configuration: configuration) == nil
-        {
-            return cached.status.headerValue
+        guard let status else { return .failure(Self.partnerRefusal("invalid_header_pfs_permission_access_not_present", "")) }
+        if let code = status.refusalCode(at: now, configuration: configuration) {
+            return .failure(Self.partnerRefusal(code, status.problem(at: now, configuration: configuration) ?? ""))
         }
-        let status = await refreshPartnerStatus()
-        return status.problem(at: clock.nowMillis(), configuration: configuration) == nil ? status.headerValue : nil
+        guard ProfileUse.isUsable(profile, at: now, partner: status, configuration: configuration) else {
+            return .failure(Self.partnerRefusal("invalid_header_pfs_provider_id_mismatch",
+                                                "the platform's provider is not \(profile.mvpd)'s"))
+        }
+        return .success(status.headerValue)
+    }
+
+    /// The SDK's own refusal of a decision for want of a usable partner status, named with the
+    /// code Adobe uses for the same refusal (docs/ERRORS.md).
+    static func partnerRefusal(_ code: String, _ problem: String) -> EnhancedError {
+        .sdk(code, action: "authentication", message: "The platform's TV provider status cannot be used (\(problem)); "
+            + "the viewer must authenticate again.")
     }
 
     /// VSA403 / VSA404 when the permission is denied / undetermined, APPL (setRequestor) or
@@ -110,23 +132,6 @@ extension Engine {
         }
     }
 
-    // MARK: checkAuthentication
-
-    /// No HTTP request; the partner is asked for its status. A partner (`appleSSO`) profile needs
-    /// the partner's permission and account still there; a regular profile does not.
-    func checkAuthenticationWithPartner() async {
-        let status = await refreshPartnerStatus()
-        if Task.isCancelled { return }
-        if let advisory = partnerAdvisory(status, checkingAuthentication: true) { emit(.status(advisory)) }
-        var profile = currentProfile()
-        if let current = profile, current.type == "appleSSO" {
-            let usable = status.problem(at: clock.nowMillis(), configuration: requestor?.configuration) == nil
-                && requestor.flatMap { status.mvpd(in: $0.configuration)?.id } == current.mvpd
-            if !usable { profile = nil }
-        }
-        reportAuthentication(profile)
-    }
-
     // MARK: The exchange (partner account → Adobe profile)
 
     enum ExchangeOutcome {
@@ -143,16 +148,35 @@ extension Engine {
 
     /// The advanced code of a fallback for `mvpd` (nil: continue silently, see ExchangeOutcome).
     /// N004 when single sign-on is not available for the provider (Adobe's `configuration_fallback`,
-    /// V1's refused profile request); VSA503 when the platform's account could not be used.
-    static func fallbackStatus(_ mvpd: MVPD, reason: String?) -> AdvancedStatus? {
+    /// V1's refused profile request); VSA503 when the platform's account could not be used, with the
+    /// context in its `message` (the cookbook: "more context is provided in the message section")
+    /// and the reason in `details`.
+    static func fallbackStatus(_ mvpd: MVPD, reason: String?, context: String? = nil) -> AdvancedStatus? {
         if mvpd.boardingStatus == "PICKER" { return nil }
         switch reason {
         case "configuration_fallback", "profile_request_refused":
             return AdvancedStatus("N004", .info, "Single sign-on through the platform is not available for \(mvpd.displayName) "
                 + "with this app.", details: reason)
         default:
-            return AdvancedStatus("VSA503", .info, "The platform's TV provider account could not be used; "
-                + "log in with the provider instead.", details: reason)
+            return vsa503("The platform's TV provider account could not be used", context: context ?? reason.map(Self.describe),
+                          details: reason)
+        }
+    }
+
+    /// VSA503: the platform's account request failed or its account could not be used; `context`
+    /// says why (in the message, as the cookbook asks), `details` carries the raw reason.
+    static func vsa503(_ what: String, context: String?, details: String?) -> AdvancedStatus {
+        AdvancedStatus("VSA503", .info, what + (context.map { " (\($0))" } ?? "") + "; log in with the provider instead.",
+                       details: details)
+    }
+
+    /// Adobe's fallback reasons in words.
+    private static func describe(_ reason: String) -> String {
+        switch reason {
+        case "pfs_fallback": "Adobe did not accept the platform's status"
+        case "missing_parameters_fallback": "Adobe asked for parameters of the regular login"
+        case "token_exchange_refused": "Adobe refused the platform's SAML response"
+        default: "Adobe answered \(reason)"
         }
     }
 
@@ -160,7 +184,7 @@ extension Engine {
         guard let requestor, let partner = settings.partner else { return .partnerFailed(PartnerError(.failed)) }
         switch requestor.backend {
         case .v2(let backend): return await exchange(mvpd, status: status, interactive: interactive, partner: partner, backend: backend)
-        case .v1(let backend): return await exchange(mvpd, interactive: interactive, partner: partner, backend: backend)
+        case .v1(let backend): return await exchange(mvpd, status: status, interactive: interactive, partner: partner, backend: backend)
         }
     }
 
@@ -182,50 +206,89 @@ extension Engine {
         }
     }
 
-    /// REST API V2: sessions/sso → the partner with the SAML request → profiles/sso (or the profile Adobe has).
+    /// REST API V2: sessions/sso → the partner with the SAML request → profiles/sso (or the profile
+    /// Adobe has). The platform's answer is checked again after the SAML step (permission, provider,
+    /// expiry: V2 cookbook C.10–12) and Adobe's request must be a SAML one; a refusal of Adobe's
+    /// (profiles/sso 4xx: V2 cookbook C.13) or a profile for another MVPD falls back to the regular
+    /// flow with VSA503, as V1's refused token exchange does.
     private func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool, partner: any PartnerFramework,
                           backend: V2Backend) async -> ExchangeOutcome
     {
         guard let requestor else { return .partnerFailed(PartnerError(.failed)) }
         let header = status.headerValue
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
+        let session: SessionAnswer
         do {
-            let session = try await backend.partnerSession(requestor.id, partner: partner.name, domainName: domain,
-                                                           redirectURL: settings.redirectURL, partnerStatus: header)
-            switch session.actionName {
-            case "authorize":
+            session = try await backend.partnerSession(requestor.id, partner: partner.name, domainName: domain,
+                                                       redirectURL: settings.redirectURL, partnerStatus: header)
+        } catch {
+            return .failed(error)
+        }
+        switch session.actionName {
+        case "authorize":
+            do {
                 guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id, partnerStatus: header) else {
                     return .failed(CallFailure(.call, .malformed(operation: "profiles/{mvpd}", detail: "no profile")))
                 }
                 return .profile(profile)
-            case "partner_profile":
-                guard let authentication = session.authenticationRequest else {
-                    return .failed(CallFailure(.call, .malformed(operation: "sessions/sso", detail: "no authenticationRequest")))
-                }
-                let answer = await askForSAML(partner, verificationToken: authentication.request,
-                                              attributeNames: authentication.attributesNames ?? mvpd.requiredMetadataFields,
-                                              interruption: interactive, interactive: interactive)
-                guard case .success(let (saml, metadata)) = answer else {
-                    if case .failure(let error) = answer { return .partnerFailed(error) }
-                    return .partnerFailed(PartnerError(.failed))
-                }
-                var latest = status
-                if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
-                if let expiration = metadata.authenticationExpirationDate { latest.expirationDate = expiration }
-                guard let profile = try await backend.partnerProfile(
-                    requestor.id, partner: partner.name, samlResponse: SAMLResponseEncoding.encode(saml),
-                    partnerStatus: latest.headerValue)
-                else {
-                    return .failed(CallFailure(.call, .malformed(operation: "profiles/sso", detail: "no profile")))
-                }
-                return .profile(profile)
-            default:
-                // authenticate / resume with pfs_fallback, configuration_fallback, missing_parameters_fallback
-                return .fallback(session, status: Self.fallbackStatus(mvpd, reason: session.reasonType))
+            } catch {
+                return .failed(error)
             }
-        } catch {
-            return .failed(error)
+        case "partner_profile":
+            guard let authentication = session.authenticationRequest else {
+                return .failed(CallFailure(.call, .malformed(operation: "sessions/sso", detail: "no authenticationRequest")))
+            }
+            guard authentication.type?.lowercased() == "saml" else {
+                // Adobe documents SAML only; anything else cannot be given to the platform.
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "unsupported_authentication_request",
+                    context: "Adobe asked for a \(authentication.type ?? "untyped") authentication request, not SAML"))
+            }
+            let answer = await askForSAML(partner, verificationToken: authentication.request,
+                                          attributeNames: authentication.attributesNames ?? mvpd.requiredMetadataFields,
+                                          interruption: interactive, interactive: interactive)
+            guard case .success(let (saml, metadata)) = answer else {
+                if case .failure(let error) = answer { return .partnerFailed(error) }
+                return .partnerFailed(PartnerError(.failed))
+            }
+            var latest = status
+            if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
+            if let expiration = metadata.authenticationExpirationDate { latest.expirationDate = expiration }
+            // The platform answered the SAML request: is its account still usable, and still this MVPD's?
+            if let problem = latest.problem(at: clock.nowMillis(), configuration: requestor.configuration) {
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                                                                  context: "after the SAML step, \(problem)"))
+            }
+            if latest.mvpd(in: requestor.configuration)?.id != mvpd.id {
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                    context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)"))
+            }
+            let profile: Profile?
+            do {
+                profile = try await backend.partnerProfile(requestor.id, partner: partner.name, mvpd: mvpd.id,
+                                                           samlResponse: SAMLResponseEncoding.encode(saml),
+                                                           partnerStatus: latest.headerValue)
+            } catch {
+                guard Self.isRefusal(error) else { return .failed(error) }
+                let code = error.error.enhancedError.code
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: code,
+                    context: "Adobe refused the platform's SAML response (HTTP \(error.error.httpStatus), \(code))"))
+            }
+            guard let profile else {
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "profile_mismatch",
+                    context: "Adobe's answer holds no profile of \(mvpd.id)"))
+            }
+            partnerCache = (latest, clock.nowMillis())
+            return .profile(profile)
+        default:
+            // authenticate / resume with pfs_fallback, configuration_fallback, missing_parameters_fallback
+            return .fallback(session, status: Self.fallbackStatus(mvpd, reason: session.reasonType))
         }
+    }
+
+    /// A 4xx answer of the call itself (Adobe refused the request as such; a 401 was already
+    /// retried with a new token, a 429 after its pauses), as opposed to a failure to reach Adobe.
+    static func isRefusal(_ failure: CallFailure) -> Bool {
+        failure.stage == .call && (400..<500).contains(failure.error.httpStatus) && failure.error.httpStatus != 429
     }
 
     func saveProfile(_ profile: Profile) {
@@ -265,8 +328,8 @@ extension Engine {
         let access: PartnerAccess
         switch await Self.ask(timeoutMillis: timeout(interactive: true), { partner.checkAccessStatus(prompt: true, reply: $0) }) {
         case .failure(let error):
-            return partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The partner framework failed; "
-                + "falling back to the provider dialog.", details: error.summary))
+            return partnerFallback(loginID, Self.vsa503("The partner framework failed", context: error.summary,
+                                                        details: error.summary))
         case .success(let answer):
             access = answer
         }
@@ -298,17 +361,23 @@ extension Engine {
         let status = PartnerStatus(access: access, providerID: metadata.accountProviderIdentifier,
                                    expirationDate: metadata.authenticationExpirationDate)
         guard metadata.accountProviderIdentifier != nil else {
-            return partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform returned no TV provider."))
+            return partnerFallback(loginID, Self.vsa503("The platform's account request failed",
+                                                        context: "the platform returned no TV provider", details: nil))
         }
         guard let mvpd = status.mvpd(in: configuration) else {
             return partnerFallback(loginID, AdvancedStatus("N004", .info, "The TV provider chosen in the platform picker "
                 + "is not supported by this requestor.", details: metadata.accountProviderIdentifier))
         }
         if let problem = status.problem(at: clock.nowMillis(), configuration: configuration) {
-            return partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform account cannot be used: \(problem)."))
+            return partnerFallback(loginID, Self.vsa503("The platform's TV provider account could not be used",
+                                                        context: problem, details: nil))
         }
         partnerCache = (status, clock.nowMillis())
+        // The platform picker's choice is the viewer's selection, whichever way the login goes on
+        // (single sign-on, or the regular flow of a provider only in the picker).
         try? store.setSelectedMVPD(scope, requestor: requestor.id, mvpd.id)
+        trackSelection(mvpd.id)
+        login?.mvpd = mvpd.id
         switch await exchange(mvpd, status: status, interactive: true) {
         case .profile(let profile):
             completeLogin(loginID, with: profile)
@@ -325,8 +394,8 @@ extension Engine {
             login?.fallback = session.map { Login.Fallback(session: $0, partnerStatus: status.headerValue) }
             partnerFallback(loginID, advisory)
         case .partnerFailed(let error):
-            partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform could not complete the login.",
-                                                    details: error.summary))
+            partnerFallback(loginID, Self.vsa503("The platform could not complete the login", context: error.summary,
+                                                 details: error.summary))
         case .failed(let failure):
             if !failure.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(failure, creatingSession: true)) }
         }
@@ -354,8 +423,8 @@ extension Engine {
         case .accessNotGranted:
             partnerFallback(loginID, AdvancedStatus("VSA403", .info, "The viewer denied this app access to the TV provider account."))
         case .serviceUnavailable, .rejected, .failed, .timeout:
-            partnerFallback(loginID, AdvancedStatus("VSA503", .info, "The platform's account request failed.",
-                                                    details: error.summary))
+            partnerFallback(loginID, Self.vsa503("The platform's account request failed", context: error.summary,
+                                                 details: error.summary))
         }
     }
 

@@ -26,7 +26,11 @@ extension Engine {
         }
         spawn {
             let outcome = await self.preauthorizations(unique, profile: profile, useCache: cache)
-            if let failure = outcome.failure { self.emit(.status(StatusCatalog.preauthorizationFailure(failure))) }
+            if let failure = outcome.failure {
+                // A refused partner status says "not authenticated" (N000 / VSA403 / VSA404), as for getAuthorization.
+                self.emit(.status(StatusCatalog.isPartnerStatusRefusal(failure) ? StatusCatalog.authorizationDenial(failure)
+                    : StatusCatalog.preauthorizationFailure(failure)))
+            }
             self.emit(.preauthorizedResources(unique.filter { outcome.decisions[$0]?.authorized == true }))
         }
     }
@@ -66,9 +70,21 @@ extension Engine {
                 missing.append(resource)
             }
         }
-        // V2 sends the partner status with decisions on an `appleSSO` profile; V1 has no such header.
-        let partnerStatus = profile.type == "appleSSO" && !missing.isEmpty && !requestor.backend.isV1
-            ? await partnerHeaderForDecisions() : nil
+        // A partner profile is decided on only with a usable partner status (ProfileUse): without
+        // one no request goes out and every resource is denied with the refusal. V2 sends the status
+        // as AP-Partner-Framework-Status; V1 has no such header.
+        var partnerStatus: String?
+        if ProfileUse.isPartnerProfile(profile), !missing.isEmpty {
+            switch await partnerHeaderForDecisions(profile) {
+            case .success(let header):
+                partnerStatus = requestor.backend.isV1 ? nil : header
+            case .failure(let refusal):
+                for resource in missing { outcome.decisions[resource] = (false, refusal) }
+                outcome.failure = refusal
+                outcome.failedResources = missing.count
+                return outcome
+            }
+        }
         var fetched = await fetchAll(missing, requestor: requestor, profile: profile, partnerStatus: partnerStatus)
         // Items whose error says `retry` are asked again, only them, at most twice (Adobe's advice).
         for attempt in 1...2 {

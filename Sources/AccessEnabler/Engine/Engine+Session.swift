@@ -54,9 +54,11 @@ extension Engine {
         guard let requestor else { return }
         endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
         let deviceID = context.withLock { $0.deviceID }
-        let current = currentProfile()
         let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
-        let mvpds = stored.filter { !$0.isTemporary }.map(\.mvpd)
+        // The profile being logged out, usable now or not (a partner profile whose platform status
+        // lapsed still needs its VSA203).
+        let current = currentProfile() ?? stored.max { $0.notAfter < $1.notAfter }
+        let loggedOut = stored.filter { !$0.isTemporary }
         do {
             try store.deleteProfiles(scope, requestor: requestor.id)
             try store.setSelectedMVPD(scope, requestor: requestor.id, nil)
@@ -68,15 +70,27 @@ extension Engine {
             spawn { await self.runV1Logout(requestor, backend: backend, profile: current) }
             return
         }
-        guard !mvpds.isEmpty else {
+        guard !loggedOut.isEmpty else {
             emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
             return
         }
-        spawn { await self.runLogout(requestor, mvpds: mvpds) }
+        spawn { await self.runLogout(requestor, profiles: loggedOut) }
     }
 
-    private func runLogout(_ requestor: Requestor, mvpds: [String]) async {
+    /// VSA203: the viewer must also sign out of the platform's TV provider account, or the silent
+    /// exchange signs them in again at the next setRequestor.
+    static func platformSignOut(_ mvpd: String) -> AdvancedStatus {
+        AdvancedStatus("VSA203", .info, "The viewer signed in through the platform's TV provider account: ask them to "
+            + "sign out of it in the platform's TV provider settings too.", extras: ["mvpd": .string(mvpd)])
+    }
+
+    /// One logout request per MVPD. VSA203 comes for every partner profile whatever Adobe answers
+    /// (also when Adobe cannot be reached: the viewer must still sign out of the platform), and for
+    /// Adobe's `partner_logout` action.
+    private func runLogout(_ requestor: Requestor, profiles: [Profile]) async {
         guard case .v2(let backend) = requestor.backend else { return }
+        let partnerMVPDs = Set(profiles.filter(ProfileUse.isPartnerProfile).map(\.mvpd))
+        let mvpds = profiles.map(\.mvpd)
         let redirect = settings.redirectURL
         let answers = await withTaskGroup(of: (String, Result<[String: LogoutAction], CallFailure>).self) { group in
             for mvpd in mvpds {
@@ -94,10 +108,8 @@ extension Engine {
         for (mvpd, answer) in answers {
             switch answer {
             case .success(let logouts):
-                if logouts.values.contains(where: { $0.actionName == "partner_logout" }) {
-                    emit(.status(AdvancedStatus("VSA203", .info, "The viewer signed in through the platform's TV provider "
-                        + "account: ask them to sign out of it in the platform's TV provider settings too.",
-                        extras: ["mvpd": .string(mvpd)])))
+                if partnerMVPDs.contains(mvpd) || logouts.values.contains(where: { $0.actionName == "partner_logout" }) {
+                    emit(.status(Self.platformSignOut(mvpd)))
                 }
                 for action in logouts.values where action.actionName == "logout" {
                     guard let url = action.url.map(backend.absolute) else { continue }
@@ -112,6 +124,7 @@ extension Engine {
             case .failure(let failure):
                 logger.warning("logout of \(mvpd) could not reach Adobe (\(failure.error.enhancedError.code)); "
                     + "the local profile was removed")
+                if partnerMVPDs.contains(mvpd) { emit(.status(Self.platformSignOut(mvpd))) }
             }
         }
         emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))

@@ -33,7 +33,7 @@ extension Engine {
         guard login?.id == loginID, !Task.isCancelled else { return }
         let url = backend.authenticationURL(requestor.id, code: record.code, mvpd: mvpd.id, domainName: domain,
                                             redirectURL: settings.redirectURL)
-        let deadline = record.expires ?? clock.nowMillis() + 1_800_000
+        let deadline = codeDeadline(record.expires)
         presentCode(record.code, url: url, deadline: deadline, mvpd: mvpd.id)
         await poll(loginID, deadline: deadline) { () async throws(CallFailure) -> Profile? in
             guard let token = try await backend.authenticationToken(requestor.id), token.mvpd == mvpd.id,
@@ -147,11 +147,7 @@ extension Engine {
             source = await completedV1Profile(profile, backend: backend).tokenSource
         }
         if Task.isCancelled { return }
-        if source == "Apple" {
-            emit(.status(AdvancedStatus("VSA203", .info, "The viewer signed in through the platform's TV provider "
-                + "account: ask them to sign out of it in the platform's TV provider settings too.",
-                extras: profile.map { ["mvpd": .string($0.mvpd)] } ?? [:])))
-        }
+        if source == "Apple", let profile { emit(.status(Self.platformSignOut(profile.mvpd))) }
         do {
             try await backend.logout(requestor.id)
         } catch {

@@ -9,7 +9,9 @@ extension Engine {
     /// `requiredMetadataFields`, verification token = the payload, unparsed; no interruption, as
     /// the V1 snippet sets) → the SAMLResponse cleaned up and encoded → the token exchange (204)
     /// → the device's token and its user metadata, read together.
-    func exchange(_ mvpd: MVPD, interactive: Bool, partner: any PartnerFramework, backend: V1Backend) async -> ExchangeOutcome {
+    func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool, partner: any PartnerFramework, backend: V1Backend)
+        async -> ExchangeOutcome
+    {
         guard let requestor else { return .partnerFailed(PartnerError(.failed)) }
         // In the platform's picker but not onboarded for single sign-on (boardingStatus PICKER):
         // Adobe would refuse the profile request; go to the regular flow without asking.
@@ -19,7 +21,7 @@ extension Engine {
             payload = try await backend.profileRequest(requestor.id, mvpd: mvpd.id)
         } catch {
             // 400: single sign-on is not available for the MVPD → the regular flow (step 10).
-            return Self.isRefusal(error)
+            return Self.isV1Refusal(error)
                 ? .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "profile_request_refused")) : .failed(error)
         }
         let saml: String
@@ -27,13 +29,27 @@ extension Engine {
                                 interruption: false, interactive: interactive)
         {
         case .failure(let error): return .partnerFailed(error)
-        case .success(let answer): saml = answer.saml
+        case .success(let answer):
+            saml = answer.saml
+            // As in V2: the platform's answer to the SAML request must still be usable, for this MVPD.
+            var latest = status
+            if let provider = answer.metadata.accountProviderIdentifier { latest.providerID = provider }
+            if let expiration = answer.metadata.authenticationExpirationDate { latest.expirationDate = expiration }
+            if let problem = latest.problem(at: clock.nowMillis(), configuration: requestor.configuration) {
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                                                                  context: "after the SAML step, \(problem)"))
+            }
+            if latest.mvpd(in: requestor.configuration)?.id != mvpd.id {
+                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                    context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)"))
+            }
+            partnerCache = (latest, clock.nowMillis())
         }
         do {
             try await backend.tokenExchange(requestor.id, mvpd: mvpd.id, samlResponse: SAMLResponseEncoding.encode(saml))
         } catch {
             // Step 9: no token was made → the regular flow (step 10).
-            return Self.isRefusal(error)
+            return Self.isV1Refusal(error)
                 ? .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "token_exchange_refused")) : .failed(error)
         }
         async let token = Self.capture { () async throws(CallFailure) in try await backend.authenticationToken(requestor.id) }
@@ -59,7 +75,7 @@ extension Engine {
     }
 
     /// A 400 (Adobe refused the request as such), as opposed to a failure to reach it.
-    private static func isRefusal(_ failure: CallFailure) -> Bool {
+    private static func isV1Refusal(_ failure: CallFailure) -> Bool {
         failure.stage == .call && failure.error.httpStatus == 400
     }
 }

@@ -61,6 +61,9 @@ package actor Engine {
     var phase: Phase = .none
     var requestor: Requestor?
     private var queued: [Command] = []
+    /// True while a command waits for the partner status it depends on: later commands queue
+    /// behind it, so they still run in call order.
+    private var awaitingPartner = false
     var login: Login?
     private var nextLoginID = 1
     var preauthorizationCache: [String: CachedDecision] = [:]
@@ -92,6 +95,10 @@ package actor Engine {
 
     /// Takes the next call, in call order.
     package func dispatch(_ command: Command) {
+        if awaitingPartner {
+            queued.append(command)
+            return
+        }
         if case .setRequestor(let id, let serviceProviders) = command {
             if phase == .pending {
                 queued.append(command)
@@ -102,9 +109,48 @@ package actor Engine {
         }
         switch phase {
         case .pending: queued.append(command)
-        case .ready: perform(command)
+        case .ready: performWithPartnerStatus(command)
         case .none, .failed: fail(command)
         }
+    }
+
+    /// Runs `command` once the partner status it depends on is at hand. A partner profile is
+    /// usable only with a usable partner status (ProfileUse), so the calls that use a profile ask
+    /// the partner first when the status they would go by is older than
+    /// `partnerStatusMaxAgeMillis` (checkAuthentication always asks, as the cookbooks' step does).
+    /// Without a partner framework, or without a stored partner profile, nothing waits.
+    private func performWithPartnerStatus(_ command: Command) {
+        guard settings.partner != nil else { return perform(command) }
+        let ask: Bool
+        switch command {
+        case .checkAuthentication:
+            ask = true
+        case .getAuthentication, .authorization, .checkPreauthorizedResources, .preauthorize, .getMetadata:
+            ask = !isPartnerStatusFresh() && storedValidProfiles().contains(where: ProfileUse.isPartnerProfile)
+        default:
+            ask = false
+        }
+        guard ask else { return perform(command) }
+        awaitingPartner = true
+        spawn {
+            let status = await self.refreshPartnerStatus()
+            await self.resume(command, partnerStatus: status)
+        }
+    }
+
+    private func resume(_ command: Command, partnerStatus: PartnerStatus) {
+        awaitingPartner = false
+        if case .checkAuthentication = command {
+            if let advisory = partnerAdvisory(partnerStatus, checkingAuthentication: true) { emit(.status(advisory)) }
+        }
+        perform(command)
+        drainQueued()
+    }
+
+    private func drainQueued() {
+        let pending = queued
+        queued = []
+        for command in pending { dispatch(command) }
     }
 
     private func perform(_ command: Command) {
@@ -184,8 +230,8 @@ package actor Engine {
             if status.problem(at: now, configuration: cached?.0) == nil { partnerHeader = status.headerValue }
         }
         let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
-        let configurationFresh = cached.map { now >= $0.fetchedAt && now - $0.fetchedAt < maxAge } ?? false
-        let profilesFresh = syncedAt.map { now >= $0 && now - $0 < maxAge } ?? false
+        let configurationFresh = cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false
+        let profilesFresh = syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false
 
         // Configuration and profiles go out together: one round trip once the token is at hand.
         async let configurationResult = Self.capture {
@@ -261,9 +307,7 @@ package actor Engine {
             emit(.status(StatusCatalog.requestorFailure(failure)))
             emit(.setRequestorComplete(AccessEnablerStatus.error))
         }
-        let pending = queued
-        queued = []
-        for command in pending { dispatch(command) }
+        drainQueued()
     }
 
     private func backend(for baseURL: String) -> Backend {
@@ -289,21 +333,24 @@ package actor Engine {
 
     nonisolated func emit(_ event: Event) { sink.emit(event) }
 
-    /// The profile the AccessEnabler calls use: the selected MVPD's if valid, else the valid one
-    /// that lasts longest (Adobe's advice when several exist). Read from the store each time, so
-    /// a login completed by another process of the app counts at once.
+    /// The profile the AccessEnabler calls use (ProfileUse.current: the one predicate "usable
+    /// now", with the partner status last asked). Read from the store each time, so a login
+    /// completed by another process of the app counts at once.
     func currentProfile() -> Profile? {
         guard let requestor else { return nil }
         let deviceID = context.withLock { $0.deviceID }
         guard let stored = try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID) else { return nil }
+        return ProfileUse.current(stored.profiles, selected: try? store.selectedMVPD(scope, requestor: requestor.id),
+                                  at: clock.nowMillis(), partner: settings.partner == nil ? nil : partnerCache?.status,
+                                  configuration: requestor.configuration)
+    }
+
+    /// The stored profiles whose `notAfter` has not passed (usable or not).
+    func storedValidProfiles() -> [Profile] {
+        guard let requestor else { return [] }
+        let deviceID = context.withLock { $0.deviceID }
         let now = clock.nowMillis()
-        let valid = stored.profiles.filter { $0.isValid(at: now) }
-        if let selected = try? store.selectedMVPD(scope, requestor: requestor.id),
-            let profile = valid.first(where: { $0.mvpd == selected })
-        {
-            return profile
-        }
-        return valid.max { $0.notAfter < $1.notAfter }
+        return ((try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []).filter { $0.isValid(at: now) }
     }
 
     /// Starts tracked work; destroy cancels it. Returns its id.
@@ -352,6 +399,12 @@ package actor Engine {
         case .http(let status), .enhanced(_, let status): status >= 500
         case .registration, .malformed: false
         }
+    }
+
+    /// True when `since` (a time read from the store) is at most `maxAge` ago; a time in the future
+    /// or beyond any range (a damaged or forged row) is not fresh.
+    static func isFresh(since: Int64, now: Int64, maxAge: Int64) -> Bool {
+        now >= since && now.clampedSubtracting(since) < maxAge
     }
 
     static func trimmedURL(_ url: String) -> String {

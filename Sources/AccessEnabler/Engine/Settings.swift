@@ -94,7 +94,47 @@ public struct Settings: Sendable {
         if redirectURL.isEmpty { return "redirect_url is empty" }
         if deviceID?.isEmpty == true { return "device_id is empty" }
         if let storeKey, storeKey.count != Sealer.keyLength { return "store_key must be \(Sealer.keyLength) bytes, not \(storeKey.count)" }
+        // Numbers as the C ABI checks them (Swift hosts reach the same engine): negative ones are
+        // refused, not turned into a trap or a wait of years.
+        if pollIntervalMillis <= 0 { return "poll_interval_ms must be positive" }
+        if preauthorizeLimit <= 0 { return "preauthorize_limit must be positive" }
+        if connectTimeoutMillis <= 0 || requestTimeoutMillis <= 0 { return "connect_timeout_ms and request_timeout_ms must be positive" }
+        if !requestsPerSecond.isFinite { return "max_requests_per_second must be a finite number" }
+        if cacheMaxAgeMillis < 0 { return "cacheMaxAgeMillis must not be negative" }
+        if let partner {
+            if let timeout = partner.timeoutMillis, timeout < 0 { return "partner: timeout_ms must not be negative" }
+            if let problem = Self.checkPathSegment(partner.name) { return "partner.name: \(problem)" }
+        }
+        for (name, value) in [("redirect_url", redirectURL), ("domain_name", domainName ?? ""), ("device_id", deviceID ?? ""),
+                              ("activation_url", activationURL ?? "")]
+        where value.containsControlCharacter {
+            return "\(name) contains a control character"
+        }
         return nil
+    }
+
+    /// The second-screen poll interval for `serviceURL`: `pollIntervalMillis` within
+    /// `Limits.pollIntervalMillis` (3–60 s: Adobe documents 3–5 s and no faster). A loopback service
+    /// URL (an emulator, a test rig: not Adobe's service) may go down to 1 s.
+    func pollIntervalMillis(serviceURL: String) -> Int {
+        let range = Self.isLoopback(serviceURL) ? 1_000...Limits.pollIntervalMillis.upperBound : Limits.pollIntervalMillis
+        return pollIntervalMillis.clamped(to: range)
+    }
+
+    /// nil when `segment` may be one segment of a request path: not empty, not `.` or `..` (URL
+    /// normalisation would turn those into another endpoint), no control character.
+    static func checkPathSegment(_ segment: String) -> String? {
+        if segment.isEmpty { return "is empty" }
+        if segment == "." || segment == ".." { return "'\(segment)' is not an id (it would name another URL path)" }
+        if segment.containsControlCharacter { return "contains a control character" }
+        return nil
+    }
+
+    /// True when `url` is an http(s) URL whose host is a loopback address (as checkServiceURL reads it).
+    static func isLoopback(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return false }
+        return checkServiceURL("http://" + lower.drop { $0 != "/" }.dropFirst(2)) == nil
     }
 
     /// nil when `url` may be used as a service URL: https, or http to a loopback address only.

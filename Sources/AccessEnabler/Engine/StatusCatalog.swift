@@ -82,13 +82,28 @@ package enum StatusCatalog {
     }
 
     /// An authorization denial (item-level error) → its Z code, N000 when Adobe no longer has the
-    /// profile, N111 when the TempPass is over.
+    /// profile, N111 when the TempPass is over, VSA403 / VSA404 / N000 when the platform's partner
+    /// status was refused (Adobe's `invalid_header_pfs_*`, or the SDK's own refusal to send an
+    /// unusable one). A code this table does not know gets the generic code of its family: N000
+    /// when its action is `authentication`, else Z500 — never Z100, which says the MVPD denied.
     package static func authorizationDenial(_ error: EnhancedError?) -> AdvancedStatus {
         guard let error else {
             return AdvancedStatus("Z100", .error, "Not authorized.")
         }
         let text = error.details ?? error.message ?? error.code
         switch error.code {
+        case "invalid_header_pfs_permission_access_not_granted":
+            return AdvancedStatus("VSA403", .info, "The viewer denied this app access to the TV provider account: "
+                + "not authenticated through the platform (\(text))", enhancedError: error)
+        case "invalid_header_pfs_permission_access_not_determined":
+            return AdvancedStatus("VSA404", .info, "The viewer has not decided on this app's access to the TV provider "
+                + "account: not authenticated through the platform (\(text))", enhancedError: error)
+        case let code where code.hasPrefix("invalid_header_pfs_"):
+            return AdvancedStatus("N000", .error, "The viewer is not authenticated through the platform: \(text)",
+                                  enhancedError: error)
+        case "authorization_denied_by_mvpd", "authorization_denied_by_parental_controls", "preauthorization_denied_by_mvpd",
+            "authorization_not_found", "authorization_expired":
+            return AdvancedStatus("Z100", .error, text, enhancedError: error)
         case "authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
             "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated",
             "identity_not_recognized_by_mvpd", "authorization_denied_by_session_invalidated",
@@ -108,9 +123,19 @@ package enum StatusCatalog {
             return AdvancedStatus("Z500", .error, text, enhancedError: error)
         case let code where code.hasPrefix("http_"):
             return AdvancedStatus("Z500", .error, text, enhancedError: error)
-        default:
+        case _ where error.action == "authentication":
+            return AdvancedStatus("N000", .error, "The viewer is not authenticated: \(text)", enhancedError: error)
+        case let code where code.hasPrefix("authorization_denied"):
             return AdvancedStatus("Z100", .error, text, enhancedError: error)
+        default:
+            return AdvancedStatus("Z500", .error, text, enhancedError: error)
         }
+    }
+
+    /// Adobe refused the partner status of a decision (`invalid_header_pfs_*`), or the SDK did not
+    /// send the decision for want of a usable one.
+    package static func isPartnerStatusRefusal(_ error: EnhancedError?) -> Bool {
+        error?.code.hasPrefix("invalid_header_pfs_") == true
     }
 
     /// An authorization call that failed as a whole (no decision).

@@ -160,10 +160,11 @@ public final class AccessEnabler: @unchecked Sendable {
         for (key, value) in options {
             switch key {
             case "applicationProfile":
-                guard let text = value.stringValue else { throw .invalidArgument("applicationProfile must be a string") }
+                let text = try Self.optionText(value, key)
                 changes.append { $0.applicationProfile = text.isEmpty ? nil : text }
             case "visitorID", "ap_vi":
-                guard let text = value.stringValue else { throw .invalidArgument("\(key) must be a string") }
+                // Sent as the AP-Visitor-Identifier header: a CR or LF would add headers of its own.
+                let text = try Self.optionText(value, key)
                 changes.append { $0.visitorID = text.isEmpty ? nil : text }
             case "device_info":
                 let info = try Self.deviceInfoOption(value)
@@ -178,11 +179,19 @@ public final class AccessEnabler: @unchecked Sendable {
         context.withLock { context in for change in changes { change(&context) } }
     }
 
+    /// A string option; control characters are refused (options end up in headers and URLs).
+    private static func optionText(_ value: JSONValue, _ key: String) throws(AccessEnablerError) -> String {
+        guard let text = value.stringValue else { throw .invalidArgument("\(key) must be a string") }
+        if text.containsControlCharacter { throw .invalidArgument("\(key) contains a control character") }
+        return text
+    }
+
     private static func deviceInfoOption(_ value: JSONValue) throws(AccessEnablerError) -> String {
         switch value {
         case .object: return Encoding.base64(value.jsonText)
         case .string(let text):
-            guard let data = Data(base64Encoded: text),
+            // Sent as it is (X-Device-Info): only the Base64 alphabet, and it must decode to an object.
+            guard text.utf8.allSatisfy({ Encoding.isBase64Character($0) }), let data = Data(base64Encoded: text),
                 JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
             else { throw .invalidArgument("device_info must be a JSON object or the Base64 of one") }
             return text
@@ -195,7 +204,7 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     func setRequestor(_ requestorID: String, serviceProviders: [String]?, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
-        guard !requestorID.isEmpty else { throw .invalidArgument("requestor_id is empty") }
+        if let problem = Settings.checkPathSegment(requestorID) { throw .invalidArgument("requestor_id \(problem)") }
         if let serviceProviders {
             guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
             for url in serviceProviders {
@@ -225,6 +234,7 @@ public final class AccessEnabler: @unchecked Sendable {
     /// nil cancels the login in progress.
     public func setSelectedProvider(_ mvpdID: String?) throws(AccessEnablerError) {
         if mvpdID?.isEmpty == true { throw .invalidArgument("mvpd_id is empty (pass NULL to cancel)") }
+        if let mvpdID, let problem = Settings.checkPathSegment(mvpdID) { throw .invalidArgument("mvpd_id \(problem)") }
         try submit(.setSelectedProvider(mvpdID))
     }
 

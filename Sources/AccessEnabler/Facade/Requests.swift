@@ -23,11 +23,15 @@ public struct MetadataKey: Sendable, Hashable {
         arguments = .object(object)
     }
 
-    /// Reads the key object; nil when it is not one (missing or unknown opCode, missing name).
+    /// Reads the key object; nil when it is not one (missing or unknown opCode, an opCode that is not
+    /// a JSON number — `"0"` is refused, as the header documents numbers —, missing name).
     public init?(json: JSONValue) {
-        guard let object = json.objectValue, let code = object["opCode"]?.int64Value, (0...3).contains(code) else {
-            return nil
+        guard let object = json.objectValue, let given = object["opCode"] else { return nil }
+        let number: Int64? = switch given {
+        case .int, .double: given.int64Value
+        default: nil
         }
+        guard let code = number, (0...3).contains(code) else { return nil }
         opCode = Int32(code)
         resourceID = object["resource_id"]?.stringValue
         userMetadataName = object["user_metadata_name"]?.stringValue

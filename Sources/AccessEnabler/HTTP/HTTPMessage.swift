@@ -18,6 +18,28 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
+
+    /// Why the request cannot be framed safely, nil when it can: a header name that is not an
+    /// RFC 9110 token, a header value with a control character (HTAB aside), a URL with a space or
+    /// a control character. Names the header, never the value (it may be a secret).
+    package var framingProblem: String? {
+        if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return "the URL contains a space or a control character" }
+        for (name, value) in headers {
+            if name.isEmpty || !name.utf8.allSatisfy(Self.isTokenCharacter) { return "a header name is not a token" }
+            if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                return "header \(name) contains a control character"
+            }
+        }
+        return nil
+    }
+
+    /// tchar of RFC 9110 §5.6.2.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
 }
 
 public struct HTTPResponse: Sendable {

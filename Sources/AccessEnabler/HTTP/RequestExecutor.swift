@@ -16,6 +16,17 @@ package final class RequestExecutor: Sendable {
     private let maxThrottleRetries = 10
     /// Retries of an answer whose enhanced error says `retry` / `retry-after` (Adobe: "max 2–3 times").
     private let maxActionRetries = 2
+    /// Retries of a call that is idempotent by design after a 5xx or a broken exchange.
+    private let maxServerRetries = 2
+
+    /// What may be retried beyond throttling, `retry` actions and unsent requests.
+    package enum Retry: Sendable {
+        /// Only what every call may retry.
+        case standard
+        /// Also a 5xx answer and an exchange that broke or timed out after it was sent: the call
+        /// has no effect that a repeat would double (DCR's client-credentials token).
+        case idempotent
+    }
 
     private let serverClock: ServerClock?
 
@@ -26,10 +37,19 @@ package final class RequestExecutor: Sendable {
         self.logger = logger
     }
 
-    package func send(_ request: HTTPRequest, operation: String) async throws(ServiceError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest, operation: String, retry: Retry = .standard) async throws(ServiceError)
+        -> HTTPResponse
+    {
+        // A second line of defence behind the checks of the host's input: nothing with a control
+        // character reaches the wire (CR/LF in a header value would add headers of its own).
+        if let problem = request.framingProblem {
+            logger.error("\(operation): not sent: \(problem)")
+            throw .transport(.failed("not sent: \(problem)"))
+        }
         var throttled = 0
         var actionRetries = 0
         var connectRetried = false
+        var serverRetries = 0
         var paced = false
         while true {
             if !paced {
@@ -51,6 +71,13 @@ package final class RequestExecutor: Sendable {
                     try await Self.sleep(nanoseconds: 250_000_000 + Self.jitter())
                     continue
                 }
+                if retry == .idempotent, serverRetries < maxServerRetries, error != .cancelled, !Self.isTLS(error) {
+                    serverRetries += 1
+                    let wait = Self.backoff(serverRetries)
+                    logger.warning("\(operation): \(error.summary); retry \(serverRetries) in \(wait / 1_000_000) ms")
+                    try await Self.sleep(nanoseconds: wait)
+                    continue
+                }
                 throw .transport(error)
             }
             serverClock?.observe(dateHeader: response.header("Date"))
@@ -61,10 +88,15 @@ package final class RequestExecutor: Sendable {
             {
                 // Adobe says the call may succeed if repeated: bounded, exponential, with jitter.
                 actionRetries += 1
-                let retryAfter = response.header("Retry-After").flatMap { UInt64($0[...].trimmingSpaces()) }
-                let wait = retryAfter.map { min($0, 60) * 1_000_000_000 }
-                    ?? (500_000_000 << UInt64(actionRetries - 1)) + Self.jitter()
+                let wait = Self.retryAfter(response) ?? Self.backoff(actionRetries)
                 logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait / 1_000_000) ms")
+                try await Self.sleep(nanoseconds: wait)
+                continue
+            }
+            if retry == .idempotent, response.status >= 500, serverRetries < maxServerRetries {
+                serverRetries += 1
+                let wait = Self.retryAfter(response) ?? Self.backoff(serverRetries)
+                logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait / 1_000_000) ms")
                 try await Self.sleep(nanoseconds: wait)
                 continue
             }
@@ -85,6 +117,18 @@ package final class RequestExecutor: Sendable {
             paced = true
         }
     }
+
+    /// `Retry-After` in seconds (at most 60 s), or nil when absent or not a number of seconds.
+    static func retryAfter(_ response: HTTPResponse) -> UInt64? {
+        response.header("Retry-After").flatMap { UInt64($0[...].trimmingSpaces()) }.map { min($0, 60) * 1_000_000_000 }
+    }
+
+    /// 0.5 s, 1 s, 2 s, … for retry `attempt` (1-based, capped at 8 s), plus jitter.
+    static func backoff(_ attempt: Int) -> UInt64 {
+        (500_000_000 << UInt64(attempt.clamped(to: 1...5) - 1)) + jitter()
+    }
+
+    private static func isTLS(_ error: TransportError) -> Bool { if case .tls = error { true } else { false } }
 
     /// Up to 250 ms, so clients that failed together do not retry together.
     static func jitter() -> UInt64 { UInt64.random(in: 0...250_000_000) }

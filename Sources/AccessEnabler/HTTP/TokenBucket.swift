@@ -26,7 +26,7 @@ package struct TokenBucket: Sendable {
         }
         lastNanos = max(lastNanos ?? nowNanos, nowNanos)
         tokens -= 1
-        return tokens >= 0 ? 0 : UInt64(-tokens / perSecond * 1e9)
+        return tokens >= 0 ? 0 : Limits.nanoseconds(seconds: -tokens / perSecond)
     }
 
     /// A 429 means the server's bucket is empty: spend ours too, so the next requests wait.

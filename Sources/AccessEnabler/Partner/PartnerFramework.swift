@@ -86,12 +86,31 @@ public struct PartnerError: Error, Sendable, Equatable {
     var summary: String { "\(code)" + (detail.map { ": \($0)" } ?? "") }
 }
 
+extension PartnerError.Code {
+    /// The `error.code` of the `AP-Partner-Framework-Status` header: Apple's VSErrorCode names
+    /// where one exists (the header carries what the platform reported).
+    package var wireName: String {
+        switch self {
+        case .unsupportedProvider: "unsupportedProvider"
+        case .userCancelled: "userCancelled"
+        case .serviceUnavailable: "serviceTemporarilyUnavailable"
+        case .rejected: "providerRejected"
+        case .otherProvider: "otherProvider"
+        case .accessNotGranted: "accessNotGranted"
+        case .failed: "failed"
+        case .timeout: "timeout"
+        }
+    }
+}
+
 /// One pending partner request; answer exactly once, from any thread. Later answers are ignored
-/// (and report false).
+/// (and report false). When the SDK stops waiting first (the login was cancelled, the request
+/// timed out, the client was destroyed), the handlers given to `onCancel` run.
 public final class PartnerReply<Value: Sendable>: Sendable {
     private struct State {
         var deliver: (@Sendable (Result<Value, PartnerError>) -> Void)?
         var onFinish: [@Sendable () -> Void] = []
+        var onCancel: [@Sendable () -> Void] = []
     }
 
     private let state: Locked<State>
@@ -103,6 +122,25 @@ public final class PartnerReply<Value: Sendable>: Sendable {
 
     /// True until the request is answered, times out or is cancelled.
     public var isPending: Bool { state.withLock { $0.deliver != nil } }
+
+    /// Runs `handler` if the SDK stops waiting for this request before it is answered: the login
+    /// it belongs to was cancelled (ae_set_selected_provider(NULL), a new selection, destroy) or it
+    /// timed out. The platform may then dismiss what it shows for it (its picker, its login); a
+    /// reply after that is ignored. Not run once the request was answered. Runs on the thread that
+    /// cancelled (an SDK thread, or the one calling `shutdown`); must not block.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { state in if state.deliver != nil { state.onCancel.append(handler) } }
+    }
+
+    /// Ends the request from the SDK's side (timeout, cancellation): `error` is delivered to the
+    /// waiting flow and the `onCancel` handlers run. False when it was already over.
+    @discardableResult
+    package func abandon(_ error: PartnerError) -> Bool {
+        let handlers = state.withLock { $0.deliver == nil ? [] : $0.onCancel }
+        guard finish(.failure(error)) else { return false }
+        for handler in handlers { handler() }
+        return true
+    }
 
     /// Runs `body` once the request is over (at once if it already is).
     package func whenFinished(_ body: @escaping @Sendable () -> Void) {
@@ -120,6 +158,7 @@ public final class PartnerReply<Value: Sendable>: Sendable {
             defer {
                 state.deliver = nil
                 state.onFinish = []
+                state.onCancel = []
             }
             return (state.deliver, state.onFinish)
         }

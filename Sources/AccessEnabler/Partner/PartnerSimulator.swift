@@ -119,7 +119,7 @@ public final class PartnerSimulator: PartnerFramework, @unchecked Sendable {
     }
 
     private func later(_ script: Script, _ answer: @escaping @Sendable () -> Void) {
-        let delay = UInt64(script.replyDelayMillis) * 1_000_000
+        let delay = Limits.nanoseconds(millis: script.replyDelayMillis)
         Task {
             if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
             answer()

@@ -17,7 +17,7 @@ package final class ProcessLock: Sendable {
     package static func acquire(path: String, timeoutMillis: Int) async -> ProcessLock? {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
-        let deadline = monotonicNanos() + UInt64(timeoutMillis) * 1_000_000
+        let deadline = monotonicNanos() + Limits.nanoseconds(millis: timeoutMillis)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, monotonicNanos() < deadline, !Task.isCancelled else {
                 close(descriptor)

@@ -23,6 +23,17 @@ enum Encoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// One path segment: percent-encoded, and a segment that is exactly `.` or `..` written `%2E` /
+    /// `%2E%2E` (URL normalisation would squash the plain form into another endpoint). Ids the host
+    /// gives are refused before (Settings.checkPathSegment); this covers ids from Adobe's answers.
+    static func pathSegment(_ text: String) -> String {
+        switch text {
+        case ".": "%2E"
+        case "..": "%2E%2E"
+        default: percentEncode(text)
+        }
+    }
+
     /// `application/x-www-form-urlencoded` body or query string, in the given order.
     static func form(_ fields: [(String, String)]) -> String {
         fields.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
@@ -59,4 +70,21 @@ enum Encoding {
     }
 
     static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+    /// A character of standard Base64 (`A–Z a–z 0–9 + / =`).
+    static func isBase64Character(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
+        default: false
+        }
+    }
+}
+
+extension StringProtocol {
+    /// True when the text holds a control character (Unicode general category Cc: C0, DEL, C1), which
+    /// no id, option or header value the SDK sends may carry (CR/LF would split a header).
+    package var containsControlCharacter: Bool {
+        unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
 }

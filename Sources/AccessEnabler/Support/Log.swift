@@ -6,14 +6,24 @@ public enum LogLevel: Int32, Sendable, Comparable {
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// The host's log sink. Calls are serialized (one at a time). Messages never carry secrets:
-/// callers log ids, codes and sizes, never credentials, tokens, attributes or SAML.
+/// The host's log sink. Calls are serialized (one at a time, in order) and made with no lock of
+/// the SDK held, so the sink may call any SDK function, also ones that log: a message logged while
+/// the sink runs (by the sink itself or by another thread) is queued and delivered by the thread
+/// already delivering, once the sink returns. Messages never carry secrets: callers log ids,
+/// codes and sizes, never credentials, tokens, attributes or SAML.
 package final class Logger: Sendable {
     package typealias Sink = @Sendable (LogLevel, String) -> Void
+    private struct State {
+        var queue: [(LogLevel, String)] = []
+        var delivering = false
+        var dropped = 0
+    }
+
+    /// Messages waiting while the sink is slow; beyond this the newest are counted, not kept.
+    private static let maxQueued = 10_000
     private let sink: Sink?
     private let maxLevel: LogLevel
-    /// Not `Locked<Void>`: ThreadSanitizer reports a race on the zero-sized value.
-    private let serial = Locked(0)
+    private let state = Locked(State())
 
     package init(maxLevel: LogLevel, sink: Sink?) {
         self.maxLevel = maxLevel
@@ -25,7 +35,27 @@ package final class Logger: Sendable {
     package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard let sink, level <= maxLevel else { return }
         let text = message()
-        serial.withLock { _ in sink(level, text) }
+        let deliver = state.withLock { state -> Bool in
+            if state.queue.count < Self.maxQueued { state.queue.append((level, text)) } else { state.dropped += 1 }
+            if state.delivering { return false }
+            state.delivering = true
+            return true
+        }
+        guard deliver else { return }
+        // This thread delivers until the queue is empty; the lock is never held while the sink runs.
+        while true {
+            let (batch, dropped) = state.withLock { state -> ([(LogLevel, String)], Int) in
+                defer {
+                    state.queue = []
+                    state.dropped = 0
+                }
+                if state.queue.isEmpty && state.dropped == 0 { state.delivering = false }
+                return (state.queue, state.dropped)
+            }
+            if batch.isEmpty && dropped == 0 { return }
+            for (level, text) in batch { sink(level, text) }
+            if dropped > 0 { sink(.warning, "\(dropped) log messages were dropped (the log sink is slower than the SDK)") }
+        }
     }
 
     package func error(_ message: @autoclosure () -> String) { log(.error, message()) }

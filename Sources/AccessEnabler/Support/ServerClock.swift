@@ -50,10 +50,10 @@ package final class ServerClock: WallClock, Sendable {
     package func nowMillis() -> Int64 {
         let bootNow = boot()
         let (anchor, floor) = state.withLock { $0 }
-        if let anchor { return anchor.serverMillis + (bootNow - anchor.bootMillis) }
+        if let anchor { return anchor.serverMillis.clampedAdding(bootNow.clampedSubtracting(anchor.bootMillis)) }
         let localNow = local.nowMillis()
         guard let floor else { return localNow }
-        return max(localNow, floor.serverMillis + (bootNow - floor.bootMillis))
+        return max(localNow, floor.serverMillis.clampedAdding(bootNow.clampedSubtracting(floor.bootMillis)))
     }
 
     /// True once an answer (or another process of this boot) told Adobe's time.
@@ -66,8 +66,9 @@ package final class ServerClock: WallClock, Sendable {
         let candidate = Anchor(serverMillis: seconds * 1000 + 500, bootMillis: receivedAt ?? boot())
         let changed = state.withLock { state -> Bool in
             if let anchor = state.anchor {
-                let predicted = anchor.serverMillis + (candidate.bootMillis - anchor.bootMillis)
-                guard abs(predicted - candidate.serverMillis) > Self.toleranceMillis else { return false }
+                let predicted = anchor.serverMillis.clampedAdding(candidate.bootMillis.clampedSubtracting(anchor.bootMillis))
+                let drift = predicted.clampedSubtracting(candidate.serverMillis)
+                guard drift > Self.toleranceMillis || drift < -Self.toleranceMillis else { return false }
             }
             state.anchor = candidate
             return true

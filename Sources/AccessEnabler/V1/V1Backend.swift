@@ -90,7 +90,7 @@ package struct V1Backend: Sendable {
 
     /// GET /api/v1/config/{requestor}: the MVPD list with the platform SSO fields.
     package func configuration(_ requestor: String) async throws(CallFailure) -> RequestorConfiguration {
-        let url = url("/api/v1/config/" + Encoding.percentEncode(requestor))
+        let url = url("/api/v1/config/" + Encoding.pathSegment(requestor))
         return try await call(.configuration, ConfigurationAnswer.self) { token in
             HTTPRequest(method: "GET", url: url, headers: headers(token))
         }.configuration(requestorID: requestor)
@@ -107,7 +107,7 @@ package struct V1Backend: Sendable {
 
     /// POST /reggie/v1/{requestor}/regcode with the selected MVPD: the code to show.
     package func registrationCode(_ requestor: String, mvpd: String) async throws(CallFailure) -> V1RegistrationRecord {
-        let url = url("/reggie/v1/" + Encoding.percentEncode(requestor) + "/regcode")
+        let url = url("/reggie/v1/" + Encoding.pathSegment(requestor) + "/regcode")
         let body = Array(Encoding.form([("deviceId", context().deviceID), ("mvpd", mvpd)]).utf8)
         return try await call(.registrationCode, V1RegistrationRecord.self) { token in
             HTTPRequest(method: "POST", url: url, headers: headers(token, form: true), body: body)
@@ -226,7 +226,7 @@ package struct V1Backend: Sendable {
     /// GET /api/v1/{requestor}/profile-requests/{mvpd}: the opaque payload for the partner's
     /// verification token (application/octet-stream, passed on unparsed).
     package func profileRequest(_ requestor: String, mvpd: String) async throws(CallFailure) -> String {
-        let url = url("/api/v1/" + Encoding.percentEncode(requestor) + "/profile-requests/" + Encoding.percentEncode(mvpd),
+        let url = url("/api/v1/" + Encoding.pathSegment(requestor) + "/profile-requests/" + Encoding.pathSegment(mvpd),
                       [("deviceType", Self.partnerDeviceType)])
         let response = try await exchange(.profileRequest) { token in
             HTTPRequest(method: "GET", url: url, headers: headers(token, accept: "application/octet-stream, application/json"))

@@ -86,7 +86,7 @@ package enum V1Errors {
         default:
             let summary = [message, details].compactMap { $0 }.joined(separator: ": ")
             return EnhancedError(status: status, code: "http_\(status)", action: "none",
-                                 message: summary.isEmpty ? "HTTP \(status) without an error body." : summary)
+                                 message: summary.isEmpty ? "HTTP \(status) without a JSON error body." : summary)
         }
     }
 

@@ -55,13 +55,13 @@ package actor AccessTokenProvider {
     package func isFresh() -> Bool {
         loadFromStore()
         guard let token else { return false }
-        return token.expiresAt - Self.expiryMarginMillis > clock.nowMillis()
+        return token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis()
     }
 
     /// A valid access token: cached, or fetched (registering first when there are no credentials).
     package func accessToken() async throws(CallFailure) -> String {
         loadFromStore()
-        if let token, token.expiresAt - Self.expiryMarginMillis > clock.nowMillis() { return token.value }
+        if let token, token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis() { return token.value }
         let task: Task<String, any Error>
         if let refresh {
             task = refresh
@@ -143,7 +143,7 @@ package actor AccessTokenProvider {
             } else { nil }
             defer { withExtendedLifetime(lock) {} }
             loadFromStore(again: true)
-            if let token, token.expiresAt - Self.expiryMarginMillis > clock.nowMillis() { return token.value }
+            if let token, token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis() { return token.value }
             if let credentials { current = credentials } else { current = try await register() }
         }
         do {
@@ -200,12 +200,17 @@ package actor AccessTokenProvider {
             ], body: Array(form.utf8))
         let sentAt = monotonicNanos()
         do {
-            let response = try await executor.send(request, operation: "token")
+            // The client-credentials grant is idempotent: a 5xx or a broken exchange is tried again
+            // (bounded, jittered, Retry-After honoured), so one hiccup fails neither a cold
+            // setRequestor nor the call whose token was being renewed.
+            let response = try await executor.send(request, operation: "token", retry: .idempotent)
             let answer = try RequestExecutor.decode(AccessTokenResponse.self, from: response, operation: "token")
             // On Adobe's clock, read after the answer (whose Date header may have just set it),
             // less the time the request took: the token's life started when it was asked for.
-            let elapsed = Int64((monotonicNanos() - sentAt) / 1_000_000)
-            let expiresAt = clock.nowMillis() - elapsed + (answer.expiresIn ?? 3600) * 1000
+            let elapsed = Int64((monotonicNanos() &- sentAt) / 1_000_000)
+            // `expires_in` is Adobe's number: clamped (Limits.accessTokenSeconds), never trusted to fit.
+            let lifetime = (answer.expiresIn ?? 3600).clamped(to: Limits.accessTokenSeconds) * 1000
+            let expiresAt = clock.nowMillis().clampedSubtracting(elapsed).clampedAdding(lifetime)
             token = (answer.accessToken, expiresAt)
             do {
                 try store.saveAccessToken(scope, clientID: credentials.clientID, token: answer.accessToken,

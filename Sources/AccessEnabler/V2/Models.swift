@@ -3,13 +3,15 @@
 // timestamps come as JSON numbers or strings, attribute values as strings, numbers or arrays.
 
 extension KeyedDecodingContainer {
-    /// Epoch milliseconds sent as a number or as a string of digits.
+    /// Epoch milliseconds sent as a number or as a string of digits, clamped to `Limits.epochMillis`
+    /// (a negative time is past, a later one than year 9999 is far away: neither traps arithmetic).
+    /// A fraction, an exponent beyond Int64 or a non-number is an error (the answer is malformed).
     func decodeMillis(_ key: Key) throws -> Int64? {
         guard let value = try decodeIfPresent(JSONValue.self, forKey: key), value != .null else { return nil }
         guard let millis = value.int64Value else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not a timestamp")
         }
-        return millis
+        return millis.clamped(to: Limits.epochMillis)
     }
 }
 

@@ -40,7 +40,7 @@ package struct V2Backend: Sendable {
     }
 
     private func path(_ segments: String...) -> String {
-        baseURL + "/api/v2/" + segments.map(Encoding.percentEncode).joined(separator: "/")
+        baseURL + "/api/v2/" + segments.map(Encoding.pathSegment).joined(separator: "/")
     }
 
     /// An absolute URL for a relative one from Adobe's answers (`/api/v2/authenticate/...`).
@@ -64,8 +64,10 @@ package struct V2Backend: Sendable {
         let profile = context().applicationProfile.map { "?profile=" + Encoding.percentEncode($0) }
         let url = path(requestor, "configuration") + (profile ?? "")
         let answer = try await call("configuration", ConfigurationAnswer.self) { token in
-            // The configuration operation lists no device or visitor headers.
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: false, visitor: false))
+            // Adobe's V2 cookbook (step C.1) sends the device headers on every call, the configuration
+            // included: its single sign-on fields are per device platform. The OpenAPI file lists
+            // neither for this operation (docs/DECISIONS.md); AP-Visitor-Identifier stays off as listed.
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, visitor: false))
         }
         return answer.configuration(requestorID: requestor)
     }
@@ -179,9 +181,10 @@ package struct V2Backend: Sendable {
         }
     }
 
-    /// profiles/sso/{partner}: creates the partner profile. `samlResponse` is already encoded by
-    /// SAMLResponseEncoding and goes into the body as is (never form-encoded again).
-    package func partnerProfile(_ requestor: String, partner: String, samlResponse: String, partnerStatus: String)
+    /// profiles/sso/{partner}: creates the partner profile; the one of `mvpd` (nil when Adobe's
+    /// answer holds none of it). `samlResponse` is already encoded by SAMLResponseEncoding and goes
+    /// into the body as is (never form-encoded again).
+    package func partnerProfile(_ requestor: String, partner: String, mvpd: String, samlResponse: String, partnerStatus: String)
         async throws(CallFailure) -> Profile?
     {
         let url = path(requestor, "profiles", "sso", partner)
@@ -191,7 +194,7 @@ package struct V2Backend: Sendable {
                         headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded",
                                          partnerStatus: partnerStatus),
                         body: body)
-        }.profiles.first
+        }.profiles.first { $0.mvpd == mvpd }
     }
 
     // MARK: Logout
