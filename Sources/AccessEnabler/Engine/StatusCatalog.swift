@@ -155,13 +155,19 @@ package enum StatusCatalog {
         }
     }
 
-    /// True when Adobe says the profile (V2) or the authentication token (V1) is gone: the viewer
-    /// must authenticate again.
+    /// True when Adobe says the profile (V2) or the authentication token (V1) is gone, or names
+    /// authentication as the remedy (`action: authentication`, also for a code this SDK does not
+    /// know): the viewer must authenticate again. The TempPass codes (`action: authentication` too)
+    /// and refused partner statuses have their own handling.
     package static func needsAuthentication(_ error: EnhancedError?) -> Bool {
         guard let error else { return false }
-        return ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
-                "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated"]
+        if ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
+            "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated"]
             .contains(error.code)
+        {
+            return true
+        }
+        return error.action == "authentication" && !isTempPassOver(error) && !isPartnerStatusRefusal(error)
     }
 
     package static func preauthorizationFailure(_ error: EnhancedError) -> AdvancedStatus {

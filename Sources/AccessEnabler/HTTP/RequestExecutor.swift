@@ -104,8 +104,7 @@ package final class RequestExecutor: Sendable {
             guard throttled < maxThrottleRetries else { throw .throttled }
             throttled += 1
             let now = monotonicNanos()
-            let retryAfter = UInt64(min(max(1, response.header("Retry-After").flatMap { Int($0[...].trimmingSpaces()) } ?? 1), 60))
-                * 1_000_000_000
+            let retryAfter = Self.throttleWait(response)
             bucket.withLock { $0.drain(nowNanos: now) }
             let slot = recovery.withLock { state -> UInt64 in
                 state.until = now + Self.recoveryNanos
@@ -116,6 +115,13 @@ package final class RequestExecutor: Sendable {
             try await Self.sleep(nanoseconds: wait)
             paced = true
         }
+    }
+
+    /// How long a 429 asks to wait: `Retry-After` seconds within 1–60 s (1 s when absent or not a
+    /// number of seconds that fits: a 2^64 or a date is not trusted).
+    static func throttleWait(_ response: HTTPResponse) -> UInt64 {
+        let seconds = response.header("Retry-After").flatMap { Int64($0[...].trimmingSpaces()) } ?? 1
+        return UInt64(seconds.clamped(to: 1...60)) * 1_000_000_000
     }
 
     /// `Retry-After` in seconds (at most 60 s), or nil when absent or not a number of seconds.
