@@ -93,6 +93,14 @@ def error_code(reply: Reply) -> tuple[int, str]:
     return reply.status, reply.json["code"]
 
 
+def assert_documented_refusal(reply: Reply, code: str) -> None:
+    """A top-level Enhanced Error Code as Adobe lists it for partner SSO: 400, action none."""
+    assert error_code(reply) == (400, code), reply.json
+    body = reply.json
+    assert (body["status"], body["action"]) == (400, "none") and body["message"] and body["helpUrl"], body
+    assert set(body) <= {"action", "status", "code", "message", "details", "helpUrl", "trace"}, body
+
+
 # --- configuration --------------------------------------------------------------------------------
 
 def test_configuration_carries_the_platform_fields(api: Api) -> None:
@@ -170,10 +178,39 @@ def test_docs_sample_header_is_read_leniently(api: Api) -> None:
     numeric = b64(json.dumps({"frameworkPermissionInfo": {"accessStatus": "granted"},
                               "frameworkProviderInfo": {"id": "Cablevision", "expirationDate": now_ms() + DAY_MS}}))
     assert sso_session(api, token, numeric).json["actionName"] == "partner_profile"
-    no_expiry = sso_session(api, token, pfs(expiration=None)).json
-    assert no_expiry["actionName"] == "partner_profile"  # an absent expirationDate is not an expired one
     with_errors = sso_session(api, token, pfs(error=True)).json
     assert with_errors["actionName"] == "partner_profile"
+
+
+def pfs_payload(permission: dict[str, Any], provider: dict[str, Any]) -> str:
+    return b64(json.dumps({"frameworkPermissionInfo": permission, "frameworkProviderInfo": provider}))
+
+
+def test_pfs_error_objects_are_read_and_do_not_change_the_verdict(api: Api) -> None:
+    """The optional `error` objects (`{"code","message"}`, the PFS header page): with accessStatus
+    granted the provider checks decide as usual; a refusal's details quote the errors."""
+    token = api.new_access_token()
+    expires = str(now_ms() + DAY_MS)
+    error = {"code": "3", "message": "providerRejected"}
+    granted_with_errors = pfs_payload({"accessStatus": "granted", "error": error},
+                                      {"id": "Cablevision", "expirationDate": expires, "error": error})
+    answer = sso_session(api, token, granted_with_errors).json
+    assert (answer["actionName"], answer["mvpd"]) == ("partner_profile", "Cablevision")
+    odd_errors = pfs_payload({"accessStatus": "granted", "error": "x"},
+                             {"id": "Cablevision", "expirationDate": int(expires), "error": [1, 2]})
+    assert sso_session(api, token, odd_errors).json["actionName"] == "partner_profile"
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    provider_error_only = pfs_payload({"accessStatus": "granted"}, {"error": error})
+    reply = sso_profile(api, token, value, provider_error_only)
+    assert_documented_refusal(reply, "invalid_header_pfs_provider_id_not_determined")
+    assert "frameworkProviderInfo.error" in reply.json["details"] and "providerRejected" in reply.json["details"]
+    no_expiry_with_error = pfs_payload({"accessStatus": "granted"}, {"id": "Cablevision", "error": error})
+    assert_documented_refusal(sso_profile(api, token, value, no_expiry_with_error),
+                              "invalid_header_pfs_provider_info_expired")
+    denied_with_error = pfs_payload({"accessStatus": "denied", "error": error}, {})
+    assert_documented_refusal(sso_profile(api, token, value, denied_with_error),
+                              "invalid_header_pfs_permission_access_not_granted")
+    assert sso_profile(api, token, value, granted_with_errors).status == 201
 
 
 def test_regular_profile_answers_authenticated(api: Api) -> None:
@@ -233,6 +270,8 @@ def test_missing_parameters_fallback(api: Api) -> None:
     (pfs(provider="Comcast_SSO"), None),  # the MVPD id is not its platformMappingId
     (pfs(expiration="1000"), "Cablevision"),
     (pfs(expiration="soon"), "Cablevision"),
+    (pfs(expiration=None), "Cablevision"),  # expirationDate is required (the PFS header page)
+    (pfs(expiration=None, error=True), "Cablevision"),
 ])
 def test_pfs_fallback(api: Api, header: str | None, mvpd: str | None) -> None:
     token = api.new_access_token()
@@ -292,12 +331,13 @@ def test_profiles_sso_pfs_errors(api: Api) -> None:
         (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(expiration=str(now_ms() - 1000)), "invalid_header_pfs_provider_info_expired", False),
+        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired", False),
+        (pfs(expiration="soon"), "invalid_header_pfs_provider_info_expired", False),
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch", False),
     ]
     for header, code, invalid in cases:
         reply = sso_profile(api, token, value, header, invalid=invalid)
-        assert error_code(reply) == (400, code), (header, reply.json)
-        assert reply.json["action"] == "none"
+        assert_documented_refusal(reply, code)
     assert sso_profile(api, token, value, pfs()).status == 201  # the request was still pending
 
 
@@ -390,7 +430,7 @@ def test_apple_sso_profiles_are_shown_only_with_a_valid_pfs(api: Api) -> None:
     assert list(api.v2("GET", "/profiles", token).json["profiles"]) == ["DTV"]
     shown = api.v2("GET", "/profiles", token, headers={PFS: pfs()}).json["profiles"]
     assert sorted(shown) == ["Cablevision", "DTV"] and shown["Cablevision"]["type"] == "appleSSO"
-    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), "???"):
+    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), pfs(expiration=None), "???"):
         assert list(api.v2("GET", "/profiles", token, headers={PFS: header}).json["profiles"]) == ["DTV"]
     assert api.v2("GET", "/profiles/Cablevision", token).json == {"profiles": {}}
     one = api.v2("GET", "/profiles/Cablevision", token, headers={PFS: DOC_SAMPLE_PFS}).json["profiles"]
@@ -411,11 +451,12 @@ def test_decisions_on_an_apple_sso_profile_need_the_pfs(api: Api, path: str) -> 
         (pfs(access="denied"), "invalid_header_pfs_permission_access_not_granted"),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(expiration=str(now_ms() - 1)), "invalid_header_pfs_provider_info_expired"),
+        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired"),  # required attribute
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch"),
     ]
     for header, code in cases:
         reply = api.v2("POST", path, token, json_body=body, headers={} if header is None else {PFS: header})
-        assert error_code(reply) == (400, code), header
+        assert_documented_refusal(reply, code)
     api.control("POST", "expire-profiles")
     expired = api.v2("POST", path, token, json_body=body).json["decisions"][0]
     assert expired["error"]["code"] == "authenticated_profile_expired"

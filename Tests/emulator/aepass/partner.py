@@ -44,6 +44,17 @@ _IN_RESPONSE_TO = re.compile(r"<samlp:Response\b[^>]*?\sInResponseTo=\"([^\"]*)\
 # --- AP-Partner-Framework-Status ------------------------------------------------------------
 
 @dataclass(frozen=True)
+class FrameworkError:
+    """An optional partner framework `error` object: `{"code", "message"}` (both strings)."""
+
+    code: str | None
+    message: str | None
+
+    def describe(self, where: str) -> str:
+        return f"{where}.error {{code {self.code!r}, message {self.message!r}}}"
+
+
+@dataclass(frozen=True)
 class FrameworkStatus:
     """What an AP-Partner-Framework-Status header says (None fields: absent or unreadable)."""
 
@@ -52,7 +63,10 @@ class FrameworkStatus:
     access_status: str | None = None
     provider_id: str | None = None
     expiration_ms: int | None = None
+    expiration_present: bool = False  # frameworkProviderInfo.expirationDate is there (not null)
     expiration_readable: bool = True  # false when expirationDate is there but not a number
+    permission_error: FrameworkError | None = None
+    provider_error: FrameworkError | None = None
 
 
 def _b64_json(value: str) -> Any:
@@ -78,6 +92,18 @@ def _milliseconds(value: Any) -> int | None:
     return None
 
 
+def _framework_error(info: dict[str, Any]) -> FrameworkError | None:
+    """The optional `error` object of frameworkPermissionInfo / frameworkProviderInfo.
+
+    Read leniently: a non-object `error` is ignored, non-string fields are left out."""
+    error = info.get("error")
+    if not isinstance(error, dict):
+        return None
+    code, message = error.get("code"), error.get("message")
+    return FrameworkError(code if isinstance(code, str) else None,
+                          message if isinstance(message, str) else None)
+
+
 def read_framework_status(req: Request) -> FrameworkStatus:
     """Parse the PFS header leniently (pretty-printed JSON, padding optional, URL-safe Base64)."""
     value = req.header(PFS_HEADER)
@@ -99,7 +125,10 @@ def read_framework_status(req: Request) -> FrameworkStatus:
         access_status=access if isinstance(access, str) else None,
         provider_id=provider_id if isinstance(provider_id, str) and provider_id else None,
         expiration_ms=_milliseconds(expiration),
+        expiration_present=expiration is not None,
         expiration_readable=expiration is None or _milliseconds(expiration) is not None,
+        permission_error=_framework_error(permission),
+        provider_error=_framework_error(provider),
     )
 
 
@@ -111,11 +140,20 @@ class Verdict:
 
 
 def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
-    """Check a PFS in the order: access status, provider id, provider information expiry."""
+    """Check a PFS in the order: access status, provider id, provider information expiry.
+
+    `expirationDate` is required (Adobe's AP-Partner-Framework-Status header page marks
+    `frameworkProviderInfo.expirationDate` "a required attribute"): a granted PFS without it is
+    refused with `invalid_header_pfs_provider_info_expired`, the code of the expiry check (the
+    code list has no "provider info not present" code). The optional `error` objects do not
+    change the verdict: with `accessStatus` granted the provider checks run as usual; a
+    refusal's details quote them."""
     mvpd = requestor.mvpd_for_platform_id(status.provider_id)
+    errors = [e.describe(where) for e, where in ((status.permission_error, "frameworkPermissionInfo"),
+                                                  (status.provider_error, "frameworkProviderInfo")) if e]
 
     def invalid(code: str, details: str) -> Verdict:
-        return Verdict(f"invalid_header_pfs_{code}", details, mvpd)
+        return Verdict(f"invalid_header_pfs_{code}", "; ".join([details, *errors]), mvpd)
 
     if not status.present:
         return invalid("permission_access_not_present", f"the {PFS_HEADER} header is missing")
@@ -133,6 +171,9 @@ def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
     if mvpd is None:
         return invalid("provider_id_not_determined",
                        f"no MVPD of {requestor.id} has platformMappingId {status.provider_id!r}")
+    if not status.expiration_present:
+        return invalid("provider_info_expired",
+                       "frameworkProviderInfo.expirationDate is missing (a required attribute)")
     if not status.expiration_readable:
         return invalid("provider_info_expired", "frameworkProviderInfo.expirationDate is not a number of ms")
     if status.expiration_ms is not None and status.expiration_ms <= now:
