@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from aepass.partner import raw_form_value
+from aepass.partner import form_value
 from aepass.simulated import simulated_saml as saml
 from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, Reply, b64
 from test_doc_examples import EXAMPLES, assert_shape
@@ -359,7 +359,8 @@ def test_profiles_sso_saml_errors(api: Api) -> None:
     refused("", "missing", invalid=True)
     refused("not*base64", "not standard Base64")
     refused(quote(saml.encode_saml_response(messy), safe=""), "encoded twice")  # double-encoded
-    refused(plain.replace("+", "%20"), "not standard Base64")  # '+' turned into a space
+    refused(plain.replace("+", "%20"), "send it as %2B")  # '+' turned into a space
+    refused(plain, "send it as %2B")  # '+' sent unencoded: a form decoder makes it a space
     refused(saml.percent_encode(base64.b64encode(messy.encode()).decode()), "not cleaned up")
     wrong_order = " ".join(messy.replace("\r", "").replace("\n", "").split()).strip()
     refused(saml.percent_encode(base64.b64encode(wrong_order.encode()).decode()), "first difference")
@@ -371,8 +372,8 @@ def test_profiles_sso_saml_errors(api: Api) -> None:
     refused(saml.encode_saml_response("<samlp:Response/>"), "no pending authentication request")
     assert api.control("GET", "state")["partner_requests"] == 1
 
-    # A literal '+' is kept (percent-decoding only), and '/', '=' may come unencoded.
-    assert sso_profile(api, token, plain, header).status == 201
+    # '+' as %2B; '/' and '=' may come unencoded (a form decoder keeps them).
+    assert sso_profile(api, token, plain.replace("+", "%2B"), header).status == 201
     refused(saml.encode_saml_response(messy), "no pending authentication request")  # consumed
 
 
@@ -510,11 +511,11 @@ def test_partner_sso_config_is_validated(api: Api) -> None:
 
 # --- the form parser ------------------------------------------------------------------------------------
 
-def test_raw_form_value_decodes_once_and_keeps_plus() -> None:
-    assert raw_form_value("SAMLResponse=a+b%2Bc%2F%3D", "SAMLResponse") == "a+b+c/="
-    assert raw_form_value("x=1&SAMLResponse=%252B", "SAMLResponse") == "%2B"
-    assert raw_form_value("SAMLResponse", "SAMLResponse") == ""
-    assert raw_form_value("x=1", "SAMLResponse") is None
+def test_form_value_decodes_as_a_form_decoder() -> None:
+    assert form_value("SAMLResponse=a+b%2Bc%2F%3D", "SAMLResponse") == "a b+c/="
+    assert form_value("x=1&SAMLResponse=%252B", "SAMLResponse") == "%2B"
+    assert form_value("SAMLResponse", "SAMLResponse") == ""
+    assert form_value("x=1", "SAMLResponse") is None
 
 
 # --- documented shapes ------------------------------------------------------------------------------------

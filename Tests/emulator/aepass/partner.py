@@ -20,7 +20,6 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, unquote_plus
 
 from . import checks, degradation
 from .catalog import Mvpd, Requestor
@@ -29,7 +28,7 @@ from .login import user_attributes
 from .sessions import REASON_BY_PROFILE_TYPE, authorize_answer, open_session, session_answer
 from .simulated import simulated_saml
 from .state import PartnerRequest, Profile, State
-from .web import Request, Response, json_response
+from .web import Request, Response, form_fields, json_response
 
 PARTNERS = ("Apple",)
 PFS_HEADER = "AP-Partner-Framework-Status"
@@ -286,13 +285,11 @@ def saml_request_payload(request: PartnerRequest) -> str:
 
 # --- POST /profiles/sso/{partner} -------------------------------------------------------------
 
-def raw_form_value(body: str, name: str) -> str | None:
-    """A form parameter percent-decoded once, keeping a literal '+' (parse_qs would make it a space)."""
-    for pair in body.split("&"):
-        key, _, value = pair.partition("=")
-        if unquote_plus(key) == name:
-            return unquote(value, errors="strict")
-    return None
+def form_value(body: str, name: str) -> str | None:
+    """A form parameter decoded as a form decoder does (`web.form_fields`: '+' is a space,
+    '%2B' a plus); None when absent."""
+    values = form_fields(body).get(name)
+    return values[0] if values else None
 
 
 class SamlRefused(ValueError):
@@ -304,19 +301,32 @@ def _saml_invalid(details: str) -> ApiError:
 
 
 def decoded_saml_response(body: str) -> str:
-    """The SAMLResponse of a form body: percent-decoded once, then strictly Base64-decoded."""
-    try:
-        value = raw_form_value(body, "SAMLResponse")
-    except UnicodeDecodeError:
-        raise SamlRefused("SAMLResponse does not percent-decode to UTF-8") from None
+    """The SAMLResponse of a form body: form-decoded (`+` is a space), then strictly Base64-decoded.
+
+    As on Adobe's side, a Base64 '+' sent unencoded arrives as a space and the value no longer
+    decodes: the cookbook's percent set encodes '+' as %2B."""
+    value = form_value(body, "SAMLResponse")
     if not value:
         raise SamlRefused("the SAMLResponse form parameter is missing")
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
+        pass
+    if " " in value and _is_base64(value.replace(" ", "+")):
         raise SamlRefused(
-            "SAMLResponse, percent-decoded once, is not standard Base64 of UTF-8 text "
-            "(encoded twice, or '+' sent as a space?)") from None
+            "SAMLResponse, form-decoded, is not standard Base64: it holds spaces where the Base64 "
+            "had '+' (a '+' sent unencoded means a space in a form body; send it as %2B)") from None
+    raise SamlRefused(
+        "SAMLResponse, form-decoded, is not standard Base64 of UTF-8 text "
+        "(encoded twice, or '+' sent unencoded?)") from None
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return True
 
 
 def answered_request(state: State, text: str, client_id: str, device_id: str | None, sp: str,
