@@ -50,7 +50,7 @@ def raw(api: Api, method: str, path: str, token: str | None = None, device: str 
 
 
 def configuration(api: Api, token: str) -> tuple[int, dict[str, str], bytes]:
-    return raw(api, "GET", "/api/v2/REF30/configuration", token)
+    return raw(api, "GET", "/api/v2/REF30/configuration", token, device="tv-1")
 
 
 def logged_in(api: Api) -> str:
@@ -65,8 +65,9 @@ def raw_exchange(api: Api, path: str, token: str, timeout: float = 5) -> socket.
     """A GET sent on a raw socket, for the faults that break the HTTP framing."""
     host, port = api.netloc.split(":")
     sock = socket.create_connection((host, int(port)), timeout=timeout)
+    device = "".join(f"{name}: {value}\r\n" for name, value in device_headers("tv-1").items())
     sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {api.netloc}\r\nAccept: application/json\r\n"
-                  f"Authorization: Bearer {token}\r\n\r\n").encode())
+                  f"Authorization: Bearer {token}\r\n{device}\r\n").encode())
     return sock
 
 

@@ -105,7 +105,7 @@ def assert_documented_refusal(reply: Reply, code: str) -> None:
 
 def test_configuration_carries_the_platform_fields(api: Api) -> None:
     token = api.new_access_token()
-    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token, device=None).json["requestor"]["mvpds"]}
+    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token).json["requestor"]["mvpds"]}
     fields = ("platformMappingId", "enablePlatformServices", "boardingStatus", "displayInPlatformPicker")
     assert {k: tuple(m.get(f) for f in fields) for k, m in mvpds.items()} == {
         "Cablevision": ("Cablevision", True, "SUPPORTED", True),

@@ -10,7 +10,8 @@ Importable: `validate_entries(entries) -> list[str]` (one line per problem).
 Log entries are the emulator's (see README.md): method, path, query, headers, body, operation.
 Page entries (`operation == "page"`) and control calls (`/_emulator/...`) are skipped.
 Errata applied (openapi/NOTICE.md): E8 logout requires `redirectUrl`; E9 profiles/sso requires
-`AP-Partner-Framework-Status`; E11 register's `redirect_uri` is optional; E12 token parameters
+`AP-Partner-Framework-Status`; E13 configuration requires `AP-Device-Identifier` and
+`X-Device-Info`; E11 register's `redirect_uri` is optional; E12 token parameters
 may come as a form body instead of the query. A `client_secret` in a query string is a problem.
 """
 
@@ -91,6 +92,13 @@ def _apply_errata(name: str, document: dict[str, Any]) -> dict[str, Any]:
             for p in document["paths"][path][method]["parameters"]:
                 if p["name"] == param:
                     p["required"] = True
+        # E13: the configuration page and the Apple SSO cookbook (step C.1) require the device
+        # headers; the file lists neither (Adobe's release 3.4.0 made them optional).
+        configuration = document["paths"]["/{serviceProvider}/configuration"]["get"]["parameters"]
+        for name in ("AP-Device-Identifier", "X-Device-Info"):
+            if not any(p["name"] == name for p in configuration):
+                configuration.append({"name": name, "in": "header", "required": True,
+                                      "schema": {"type": "string"}})
     return document
 
 

@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from . import checks, degradation
+from . import checks, degradation, platforms
 from .catalog import Mvpd, Requestor
 from .errors import ApiError
 from .login import user_attributes
@@ -236,14 +236,16 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
         profile = degradation.authenticate_all(state, key, caller.now)
         return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
                                                    str(uuid.uuid4())))
-    if mvpd.id in state.config["partner_sso_disabled"] or not mvpd.partner_sso_onboarded:
+    # Onboarding is per platform (platforms.py): the MVPD as the caller's X-Device-Info platform sees it.
+    platform_mvpd = platforms.mvpd_view(mvpd, platforms.rule_for(state.config, device.info))
+    if mvpd.id in state.config["partner_sso_disabled"] or not platform_mvpd.partner_sso_onboarded:
         return fallback("configuration_fallback")
     profile = state.valid_profile(key, caller.now)
     if profile:
         return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
                                                    str(uuid.uuid4())))
-    request = new_partner_request(state, caller.token.client_id, device.device_id, caller.requestor, mvpd,
-                                  caller.now)
+    request = new_partner_request(state, caller.token.client_id, device.device_id, caller.requestor,
+                                  platform_mvpd, caller.now)
     return json_response(200, {
         "actionName": "partner_profile",
         "actionType": "direct",
