@@ -535,3 +535,61 @@ def test_answers_have_the_documented_shapes(api: Api) -> None:
                  "partner_sso.authentication_request:4")
     missing = sso_session(api, token, header, form={"domainName": "adobe.com"}, device="tv-2", invalid=True).json
     assert_shape(missing, "partner_sso.authentication_request:5")
+
+
+# --- /_emulator/partner/refuse-next -------------------------------------------------------------------
+
+def refuse_next(api: Api, **body: Any) -> Reply:
+    return api.request("POST", "/_emulator/partner/refuse-next", json_body=body)
+
+
+def test_refuse_next_makes_profiles_sso_refuse_a_good_saml(api: Api) -> None:
+    token = api.new_access_token()
+    assert api.control("GET", "partner/refuse-next") == {"code": None, "remaining": 0, "details": None}
+    header = pfs()
+    answer = sso_session(api, token, header).json
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    assert refuse_next(api, code="invalid_parameter_saml_response").json == {
+        "code": "invalid_parameter_saml_response", "remaining": 1, "details": None}
+    refused = sso_profile(api, token, value, header)
+    assert_documented_refusal(refused, "invalid_parameter_saml_response")
+    assert "refuse-next" in refused.json["details"]
+    assert api.control("GET", "partner/refuse-next")["remaining"] == 0
+    assert api.control("GET", "state")["partner_requests"] == 1  # still pending: the same SAML works now
+    assert sso_profile(api, token, value, header).status == 201
+
+
+def test_refuse_next_counts_codes_details_and_comes_after_the_request_checks(api: Api) -> None:
+    token = api.new_access_token()
+    header = pfs()
+    answer = sso_session(api, token, header).json
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    refuse_next(api, code="invalid_header_pfs_provider_info_expired", count=2, details="VSA said so")
+    no_bearer = api.request("POST", "/api/v2/REF30/profiles/sso/Apple", headers={PFS: header, **{
+        "Content-Type": "application/x-www-form-urlencoded"}}, body=f"SAMLResponse={value}", invalid=True)
+    assert error_code(no_bearer) == (401, "invalid_access_token_client_application")  # not counted
+    for _ in range(2):
+        reply = sso_profile(api, token, value, header)
+        assert_documented_refusal(reply, "invalid_header_pfs_provider_info_expired")
+        assert reply.json["details"] == "VSA said so"
+    assert sso_profile(api, token, value, header).status == 201
+
+    refuse_next(api, code="invalid_parameter_saml_response", count=3)
+    assert refuse_next(api, code=None).json == {"code": None, "remaining": 0, "details": None}
+    refuse_next(api, code="invalid_parameter_saml_response", count=0)
+    assert api.control("GET", "partner/refuse-next")["code"] is None
+    refuse_next(api, code="invalid_parameter_saml_response")
+    api.control("POST", "reset")
+    assert api.control("GET", "partner/refuse-next")["remaining"] == 0
+
+
+@pytest.mark.parametrize("body", [
+    {}, {"code": "not_a_code"}, {"code": "invalid_parameter_mvpd"}, {"code": "invalid_parameter_saml_response",
+                                                                     "count": -1},
+    {"code": "invalid_parameter_saml_response", "count": True}, {"code": "invalid_parameter_saml_response",
+                                                                 "details": 3},
+    {"code": "invalid_parameter_saml_response", "extra": 1},
+])
+def test_refuse_next_is_validated(api: Api, body: dict[str, Any]) -> None:
+    assert refuse_next(api, **body).status == 400
+    assert api.control("GET", "partner/refuse-next")["code"] is None

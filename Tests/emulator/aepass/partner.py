@@ -375,6 +375,9 @@ def create_partner_profile(state: State, req: Request) -> Response:
     _partner(req)
     device = checks.device_headers(req)
     checks.form_parameters(req, ())  # Content-Type and repeated parameters
+    refusal = state.partner_refusal.take()  # a test's /_emulator/partner/refuse-next, if any
+    if refusal:
+        raise ApiError(*refusal)
     verdict = judge(read_framework_status(req), caller.requestor, caller.now)
     if verdict.code or verdict.mvpd is None:
         raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)
