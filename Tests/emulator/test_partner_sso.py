@@ -449,7 +449,11 @@ def test_decisions_on_an_apple_sso_profile_need_the_pfs(api: Api, path: str) -> 
     cases = [
         (None, "invalid_header_pfs_permission_access_not_present"),
         (pfs(access="notDetermined"), "invalid_header_pfs_permission_access_not_determined"),
+        ("not base64 at all", "invalid_header_pfs_permission_access_not_present"),
         (pfs(access="denied"), "invalid_header_pfs_permission_access_not_granted"),
+        (pfs(access="restricted"), "invalid_header_pfs_permission_access_not_granted"),
+        (DOC_SAMPLE_DENIED_PFS, "invalid_header_pfs_permission_access_not_granted"),
+        (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(expiration=str(now_ms() - 1)), "invalid_header_pfs_provider_info_expired"),
         (pfs(expiration=None), "invalid_header_pfs_provider_info_expired"),  # required attribute
