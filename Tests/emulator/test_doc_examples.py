@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api
+from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, device_headers
 
 EXAMPLE_FILES = [
     Path(__file__).resolve().parent / "examples" / "v2-doc-examples.json",
@@ -83,7 +83,7 @@ def test_dcr_answers(api: Api) -> None:
 
 def test_session_answers(api: Api) -> None:
     token = api.new_access_token()
-    assert_shape(api.v2("GET", "/configuration", token, device=None).json, "configuration.get:1")
+    assert_shape(api.v2("GET", "/configuration", token).json, "configuration.get:1")
     authenticate = api.create_session(token, **ALL_SESSION_PARAMS).json
     assert_shape(authenticate, "sessions.create:1")
     resume = api.create_session(token, device="tv-2").json
@@ -132,6 +132,7 @@ def test_profile_decision_and_logout_answers(api: Api) -> None:
 
 def test_top_level_error(api: Api) -> None:
     token = api.new_access_token()
-    reply = api.request("GET", "/api/v2/NOPE/configuration", headers={"Authorization": f"Bearer {token}"})
+    reply = api.request("GET", "/api/v2/NOPE/configuration",
+                        headers={"Authorization": f"Bearer {token}", **device_headers()})
     assert_shape(reply.json, "error_examples.v2:2")
     assert reply.json["message"] == example("error_examples.v2:2")["message"]

@@ -64,7 +64,7 @@ def test_full_flow_with_control_login(api: Api) -> None:
     assert issued.json["expires_in"] == 21600
     token = issued.json["access_token"]
 
-    configuration = api.v2("GET", "/configuration", token, device=None).json
+    configuration = api.v2("GET", "/configuration", token).json
     mvpds = {m["id"]: m for m in configuration["requestor"]["mvpds"]}
     assert configuration["requestor"]["id"] == "REF30"
     assert mvpds["Cablevision"]["displayName"] == "Optimum" and set(mvpds) == {
@@ -232,15 +232,15 @@ def test_no_throttling_when_off(api: Api) -> None:
 def test_expired_access_tokens_answer_401(api: Api) -> None:
     token = api.new_access_token()
     api.control("POST", "expire-access-tokens")
-    reply = api.v2("GET", "/configuration", token, device=None)
+    reply = api.v2("GET", "/configuration", token)
     assert reply.status == 401 and error_code(reply) == "invalid_access_token_client_application"
     assert reply.json["action"] == "application-registration"
-    assert api.v2("GET", "/configuration", api.new_access_token(), device=None).status == 200
+    assert api.v2("GET", "/configuration", api.new_access_token()).status == 200
 
     api.control("POST", "config", {"access_token_ttl_s": 0})
-    assert api.v2("GET", "/configuration", api.new_access_token(), device=None).status == 401
+    assert api.v2("GET", "/configuration", api.new_access_token()).status == 401
     for headers in ({"Authorization": "Bearer nope"}, {"Authorization": "Basic abc"}, {}):
-        reply = api.request("GET", "/api/v2/REF30/configuration", headers=headers,
+        reply = api.request("GET", "/api/v2/REF30/configuration", headers={**headers, **device_headers()},
                             invalid="Authorization" not in headers)
         assert reply.status == 401
 
@@ -251,7 +251,7 @@ def test_invalidated_client_gets_invalid_client(api: Api) -> None:
     api.control("POST", "invalidate-client", {"client_id": client["client_id"]})
     refused = api.token(client["client_id"], client["client_secret"])
     assert refused.status == 400 and refused.json == {"error": "invalid_client"}
-    assert api.v2("GET", "/configuration", token, device=None).status == 401
+    assert api.v2("GET", "/configuration", token).status == 401
     assert api.token(client["client_id"], "wrong-secret").json == {"error": "invalid_client"}
 
 
@@ -311,7 +311,7 @@ def test_missing_or_bad_device_headers(api: Api) -> None:
             reply = api.request(method, f"/api/v2/REF30{path}", headers={**auth, **headers},
                                 invalid=True, **kwargs)
             assert (reply.status, error_code(reply)) == (400, code), (method, path, headers)
-    bad_optional = api.v2("GET", "/configuration", token, device=None,
+    bad_optional = api.v2("GET", "/configuration", token,
                           headers={"X-Device-Info": b64("{}")}, invalid=True)
     assert error_code(bad_optional) == "invalid_header_device_info"
 
@@ -359,7 +359,7 @@ def test_decisions_without_or_with_expired_profile(api: Api) -> None:
 def test_parameter_errors(api: Api) -> None:
     token = api.new_access_token()
     unknown_sp = api.request("GET", "/api/v2/NOPE/configuration",
-                             headers={"Authorization": f"Bearer {token}"})
+                             headers={"Authorization": f"Bearer {token}", **device_headers()})
     assert (unknown_sp.status, error_code(unknown_sp)) == (400, "invalid_parameter_service_provider")
     unknown_mvpd = api.create_session(token, **{**ALL_SESSION_PARAMS, "mvpd": "Nobody"})
     assert error_code(unknown_mvpd) == "invalid_parameter_mvpd"
@@ -427,7 +427,8 @@ def test_keep_alive_serves_several_requests_on_one_connection(api: Api) -> None:
             response = connection.getresponse()
             assert response.status == 200 and response.read().startswith(b"<svg")
             assert response.getheader("Content-Length") is not None
-        connection.request("GET", "/api/v2/REF30/configuration", headers={"Authorization": "Bearer x"})
+        connection.request("GET", "/api/v2/REF30/configuration",
+                           headers={"Authorization": "Bearer x", **device_headers()})
         assert connection.getresponse().status == 401
     finally:
         connection.close()

@@ -50,7 +50,7 @@ def raw(api: Api, method: str, path: str, token: str | None = None, device: str 
 
 
 def configuration(api: Api, token: str) -> tuple[int, dict[str, str], bytes]:
-    return raw(api, "GET", "/api/v2/REF30/configuration", token)
+    return raw(api, "GET", "/api/v2/REF30/configuration", token, device="tv-1")
 
 
 def logged_in(api: Api) -> str:
@@ -65,8 +65,9 @@ def raw_exchange(api: Api, path: str, token: str, timeout: float = 5) -> socket.
     """A GET sent on a raw socket, for the faults that break the HTTP framing."""
     host, port = api.netloc.split(":")
     sock = socket.create_connection((host, int(port)), timeout=timeout)
+    device = "".join(f"{name}: {value}\r\n" for name, value in device_headers("tv-1").items())
     sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {api.netloc}\r\nAccept: application/json\r\n"
-                  f"Authorization: Bearer {token}\r\n\r\n").encode())
+                  f"Authorization: Bearer {token}\r\n{device}\r\n").encode())
     return sock
 
 
@@ -387,3 +388,31 @@ def test_item_error(api: Api) -> None:
     api.control("POST", "expire-access-tokens")
     status, _, _ = raw(api, "POST", path, token, device="tv-1", body={"resources": ["LIVE"]})
     assert status == 401 and "fault" not in api.log()[-1]
+
+
+def test_logout_can_answer_5xx_or_time_out(api: Api) -> None:
+    """GET /logout/{mvpd} (getLogoutForMvpdUsingGET) under the faults an SDK's logout must survive:
+    a 5xx (Enhanced Error Code or a load balancer's HTML page) and no answer in time (a request that
+    never ends, or one answered late — the handler still runs: the profile is gone afterwards)."""
+    token = logged_in(api)
+    logout = "getLogoutForMvpdUsingGET"
+    path = "/api/v2/REF30/logout/Cablevision?redirectUrl=https%3A%2F%2Fadobe.com%2Fdone"
+    set_faults(api, {"operation": logout, "requests": [1], "kind": "status", "status": 503},
+               {"operation": logout, "requests": [2], "kind": "html_error", "status": 502},
+               {"operation": logout, "requests": [3], "kind": "never_ending", "hold_s": 2},
+               {"operation": logout, "requests": [4], "kind": "latency", "ms": 800})
+    status, headers, body = raw(api, "GET", path, token, device="tv-1")
+    assert status == 503 and json.loads(body)["action"] == "retry" and json.loads(body)["status"] == 503
+    status, headers, body = raw(api, "GET", path, token, device="tv-1")
+    assert status == 502 and headers["content-type"].startswith("text/html")
+    with pytest.raises(socket.timeout):
+        raw(api, "GET", path, token, device="tv-1", timeout=0.3)
+    profiles = raw(api, "GET", "/api/v2/REF30/profiles", token, device="tv-1")[2]
+    assert list(json.loads(profiles)["profiles"]) == ["Cablevision"]  # no fault above ran the handler
+    with pytest.raises(socket.timeout):
+        raw(api, "GET", path, token, device="tv-1", timeout=0.3)
+    time.sleep(0.8)
+    assert json.loads(raw(api, "GET", "/api/v2/REF30/profiles", token, device="tv-1")[2]) == {"profiles": {}}
+    status, _, body = raw(api, "GET", path, token, device="tv-1")
+    assert status == 200 and json.loads(body)["logouts"]["Cablevision"]["actionName"] == "invalid"
+    assert [f["applied"] for f in api.control("GET", "faults")["faults"]] == [1, 1, 1, 1]

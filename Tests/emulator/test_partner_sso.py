@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from aepass.partner import raw_form_value
+from aepass.partner import form_value
 from aepass.simulated import simulated_saml as saml
 from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, Reply, b64
 from test_doc_examples import EXAMPLES, assert_shape
@@ -93,11 +93,19 @@ def error_code(reply: Reply) -> tuple[int, str]:
     return reply.status, reply.json["code"]
 
 
+def assert_documented_refusal(reply: Reply, code: str) -> None:
+    """A top-level Enhanced Error Code as Adobe lists it for partner SSO: 400, action none."""
+    assert error_code(reply) == (400, code), reply.json
+    body = reply.json
+    assert (body["status"], body["action"]) == (400, "none") and body["message"] and body["helpUrl"], body
+    assert set(body) <= {"action", "status", "code", "message", "details", "helpUrl", "trace"}, body
+
+
 # --- configuration --------------------------------------------------------------------------------
 
 def test_configuration_carries_the_platform_fields(api: Api) -> None:
     token = api.new_access_token()
-    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token, device=None).json["requestor"]["mvpds"]}
+    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token).json["requestor"]["mvpds"]}
     fields = ("platformMappingId", "enablePlatformServices", "boardingStatus", "displayInPlatformPicker")
     assert {k: tuple(m.get(f) for f in fields) for k, m in mvpds.items()} == {
         "Cablevision": ("Cablevision", True, "SUPPORTED", True),
@@ -170,10 +178,39 @@ def test_docs_sample_header_is_read_leniently(api: Api) -> None:
     numeric = b64(json.dumps({"frameworkPermissionInfo": {"accessStatus": "granted"},
                               "frameworkProviderInfo": {"id": "Cablevision", "expirationDate": now_ms() + DAY_MS}}))
     assert sso_session(api, token, numeric).json["actionName"] == "partner_profile"
-    no_expiry = sso_session(api, token, pfs(expiration=None)).json
-    assert no_expiry["actionName"] == "partner_profile"  # an absent expirationDate is not an expired one
     with_errors = sso_session(api, token, pfs(error=True)).json
     assert with_errors["actionName"] == "partner_profile"
+
+
+def pfs_payload(permission: dict[str, Any], provider: dict[str, Any]) -> str:
+    return b64(json.dumps({"frameworkPermissionInfo": permission, "frameworkProviderInfo": provider}))
+
+
+def test_pfs_error_objects_are_read_and_do_not_change_the_verdict(api: Api) -> None:
+    """The optional `error` objects (`{"code","message"}`, the PFS header page): with accessStatus
+    granted the provider checks decide as usual; a refusal's details quote the errors."""
+    token = api.new_access_token()
+    expires = str(now_ms() + DAY_MS)
+    error = {"code": "3", "message": "providerRejected"}
+    granted_with_errors = pfs_payload({"accessStatus": "granted", "error": error},
+                                      {"id": "Cablevision", "expirationDate": expires, "error": error})
+    answer = sso_session(api, token, granted_with_errors).json
+    assert (answer["actionName"], answer["mvpd"]) == ("partner_profile", "Cablevision")
+    odd_errors = pfs_payload({"accessStatus": "granted", "error": "x"},
+                             {"id": "Cablevision", "expirationDate": int(expires), "error": [1, 2]})
+    assert sso_session(api, token, odd_errors).json["actionName"] == "partner_profile"
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    provider_error_only = pfs_payload({"accessStatus": "granted"}, {"error": error})
+    reply = sso_profile(api, token, value, provider_error_only)
+    assert_documented_refusal(reply, "invalid_header_pfs_provider_id_not_determined")
+    assert "frameworkProviderInfo.error" in reply.json["details"] and "providerRejected" in reply.json["details"]
+    no_expiry_with_error = pfs_payload({"accessStatus": "granted"}, {"id": "Cablevision", "error": error})
+    assert_documented_refusal(sso_profile(api, token, value, no_expiry_with_error),
+                              "invalid_header_pfs_provider_info_expired")
+    denied_with_error = pfs_payload({"accessStatus": "denied", "error": error}, {})
+    assert_documented_refusal(sso_profile(api, token, value, denied_with_error),
+                              "invalid_header_pfs_permission_access_not_granted")
+    assert sso_profile(api, token, value, granted_with_errors).status == 201
 
 
 def test_regular_profile_answers_authenticated(api: Api) -> None:
@@ -233,6 +270,8 @@ def test_missing_parameters_fallback(api: Api) -> None:
     (pfs(provider="Comcast_SSO"), None),  # the MVPD id is not its platformMappingId
     (pfs(expiration="1000"), "Cablevision"),
     (pfs(expiration="soon"), "Cablevision"),
+    (pfs(expiration=None), "Cablevision"),  # expirationDate is required (the PFS header page)
+    (pfs(expiration=None, error=True), "Cablevision"),
 ])
 def test_pfs_fallback(api: Api, header: str | None, mvpd: str | None) -> None:
     token = api.new_access_token()
@@ -292,12 +331,13 @@ def test_profiles_sso_pfs_errors(api: Api) -> None:
         (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(expiration=str(now_ms() - 1000)), "invalid_header_pfs_provider_info_expired", False),
+        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired", False),
+        (pfs(expiration="soon"), "invalid_header_pfs_provider_info_expired", False),
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch", False),
     ]
     for header, code, invalid in cases:
         reply = sso_profile(api, token, value, header, invalid=invalid)
-        assert error_code(reply) == (400, code), (header, reply.json)
-        assert reply.json["action"] == "none"
+        assert_documented_refusal(reply, code)
     assert sso_profile(api, token, value, pfs()).status == 201  # the request was still pending
 
 
@@ -319,7 +359,8 @@ def test_profiles_sso_saml_errors(api: Api) -> None:
     refused("", "missing", invalid=True)
     refused("not*base64", "not standard Base64")
     refused(quote(saml.encode_saml_response(messy), safe=""), "encoded twice")  # double-encoded
-    refused(plain.replace("+", "%20"), "not standard Base64")  # '+' turned into a space
+    refused(plain.replace("+", "%20"), "send it as %2B")  # '+' turned into a space
+    refused(plain, "send it as %2B")  # '+' sent unencoded: a form decoder makes it a space
     refused(saml.percent_encode(base64.b64encode(messy.encode()).decode()), "not cleaned up")
     wrong_order = " ".join(messy.replace("\r", "").replace("\n", "").split()).strip()
     refused(saml.percent_encode(base64.b64encode(wrong_order.encode()).decode()), "first difference")
@@ -331,8 +372,8 @@ def test_profiles_sso_saml_errors(api: Api) -> None:
     refused(saml.encode_saml_response("<samlp:Response/>"), "no pending authentication request")
     assert api.control("GET", "state")["partner_requests"] == 1
 
-    # A literal '+' is kept (percent-decoding only), and '/', '=' may come unencoded.
-    assert sso_profile(api, token, plain, header).status == 201
+    # '+' as %2B; '/' and '=' may come unencoded (a form decoder keeps them).
+    assert sso_profile(api, token, plain.replace("+", "%2B"), header).status == 201
     refused(saml.encode_saml_response(messy), "no pending authentication request")  # consumed
 
 
@@ -390,7 +431,7 @@ def test_apple_sso_profiles_are_shown_only_with_a_valid_pfs(api: Api) -> None:
     assert list(api.v2("GET", "/profiles", token).json["profiles"]) == ["DTV"]
     shown = api.v2("GET", "/profiles", token, headers={PFS: pfs()}).json["profiles"]
     assert sorted(shown) == ["Cablevision", "DTV"] and shown["Cablevision"]["type"] == "appleSSO"
-    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), "???"):
+    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), pfs(expiration=None), "???"):
         assert list(api.v2("GET", "/profiles", token, headers={PFS: header}).json["profiles"]) == ["DTV"]
     assert api.v2("GET", "/profiles/Cablevision", token).json == {"profiles": {}}
     one = api.v2("GET", "/profiles/Cablevision", token, headers={PFS: DOC_SAMPLE_PFS}).json["profiles"]
@@ -408,14 +449,19 @@ def test_decisions_on_an_apple_sso_profile_need_the_pfs(api: Api, path: str) -> 
     cases = [
         (None, "invalid_header_pfs_permission_access_not_present"),
         (pfs(access="notDetermined"), "invalid_header_pfs_permission_access_not_determined"),
+        ("not base64 at all", "invalid_header_pfs_permission_access_not_present"),
         (pfs(access="denied"), "invalid_header_pfs_permission_access_not_granted"),
+        (pfs(access="restricted"), "invalid_header_pfs_permission_access_not_granted"),
+        (DOC_SAMPLE_DENIED_PFS, "invalid_header_pfs_permission_access_not_granted"),
+        (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(expiration=str(now_ms() - 1)), "invalid_header_pfs_provider_info_expired"),
+        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired"),  # required attribute
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch"),
     ]
     for header, code in cases:
         reply = api.v2("POST", path, token, json_body=body, headers={} if header is None else {PFS: header})
-        assert error_code(reply) == (400, code), header
+        assert_documented_refusal(reply, code)
     api.control("POST", "expire-profiles")
     expired = api.v2("POST", path, token, json_body=body).json["decisions"][0]
     assert expired["error"]["code"] == "authenticated_profile_expired"
@@ -469,11 +515,11 @@ def test_partner_sso_config_is_validated(api: Api) -> None:
 
 # --- the form parser ------------------------------------------------------------------------------------
 
-def test_raw_form_value_decodes_once_and_keeps_plus() -> None:
-    assert raw_form_value("SAMLResponse=a+b%2Bc%2F%3D", "SAMLResponse") == "a+b+c/="
-    assert raw_form_value("x=1&SAMLResponse=%252B", "SAMLResponse") == "%2B"
-    assert raw_form_value("SAMLResponse", "SAMLResponse") == ""
-    assert raw_form_value("x=1", "SAMLResponse") is None
+def test_form_value_decodes_as_a_form_decoder() -> None:
+    assert form_value("SAMLResponse=a+b%2Bc%2F%3D", "SAMLResponse") == "a b+c/="
+    assert form_value("x=1&SAMLResponse=%252B", "SAMLResponse") == "%2B"
+    assert form_value("SAMLResponse", "SAMLResponse") == ""
+    assert form_value("x=1", "SAMLResponse") is None
 
 
 # --- documented shapes ------------------------------------------------------------------------------------
@@ -493,3 +539,61 @@ def test_answers_have_the_documented_shapes(api: Api) -> None:
                  "partner_sso.authentication_request:4")
     missing = sso_session(api, token, header, form={"domainName": "adobe.com"}, device="tv-2", invalid=True).json
     assert_shape(missing, "partner_sso.authentication_request:5")
+
+
+# --- /_emulator/partner/refuse-next -------------------------------------------------------------------
+
+def refuse_next(api: Api, **body: Any) -> Reply:
+    return api.request("POST", "/_emulator/partner/refuse-next", json_body=body)
+
+
+def test_refuse_next_makes_profiles_sso_refuse_a_good_saml(api: Api) -> None:
+    token = api.new_access_token()
+    assert api.control("GET", "partner/refuse-next") == {"code": None, "remaining": 0, "details": None}
+    header = pfs()
+    answer = sso_session(api, token, header).json
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    assert refuse_next(api, code="invalid_parameter_saml_response").json == {
+        "code": "invalid_parameter_saml_response", "remaining": 1, "details": None}
+    refused = sso_profile(api, token, value, header)
+    assert_documented_refusal(refused, "invalid_parameter_saml_response")
+    assert "refuse-next" in refused.json["details"]
+    assert api.control("GET", "partner/refuse-next")["remaining"] == 0
+    assert api.control("GET", "state")["partner_requests"] == 1  # still pending: the same SAML works now
+    assert sso_profile(api, token, value, header).status == 201
+
+
+def test_refuse_next_counts_codes_details_and_comes_after_the_request_checks(api: Api) -> None:
+    token = api.new_access_token()
+    header = pfs()
+    answer = sso_session(api, token, header).json
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    refuse_next(api, code="invalid_header_pfs_provider_info_expired", count=2, details="VSA said so")
+    no_bearer = api.request("POST", "/api/v2/REF30/profiles/sso/Apple", headers={PFS: header, **{
+        "Content-Type": "application/x-www-form-urlencoded"}}, body=f"SAMLResponse={value}", invalid=True)
+    assert error_code(no_bearer) == (401, "invalid_access_token_client_application")  # not counted
+    for _ in range(2):
+        reply = sso_profile(api, token, value, header)
+        assert_documented_refusal(reply, "invalid_header_pfs_provider_info_expired")
+        assert reply.json["details"] == "VSA said so"
+    assert sso_profile(api, token, value, header).status == 201
+
+    refuse_next(api, code="invalid_parameter_saml_response", count=3)
+    assert refuse_next(api, code=None).json == {"code": None, "remaining": 0, "details": None}
+    refuse_next(api, code="invalid_parameter_saml_response", count=0)
+    assert api.control("GET", "partner/refuse-next")["code"] is None
+    refuse_next(api, code="invalid_parameter_saml_response")
+    api.control("POST", "reset")
+    assert api.control("GET", "partner/refuse-next")["remaining"] == 0
+
+
+@pytest.mark.parametrize("body", [
+    {}, {"code": "not_a_code"}, {"code": "invalid_parameter_mvpd"}, {"code": "invalid_parameter_saml_response",
+                                                                     "count": -1},
+    {"code": "invalid_parameter_saml_response", "count": True}, {"code": "invalid_parameter_saml_response",
+                                                                 "details": 3},
+    {"code": "invalid_parameter_saml_response", "extra": 1},
+])
+def test_refuse_next_is_validated(api: Api, body: dict[str, Any]) -> None:
+    assert refuse_next(api, **body).status == 400
+    assert api.control("GET", "partner/refuse-next")["code"] is None

@@ -52,7 +52,7 @@ def codes(decisions: list[dict[str, Any]]) -> list[str | None]:
 
 def test_configuration_lists_the_temppass_mvpds(api: Api) -> None:
     token = api.new_access_token()
-    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token, device=None).json["requestor"]["mvpds"]}
+    mvpds = {m["id"]: m for m in api.v2("GET", "/configuration", token).json["requestor"]["mvpds"]}
     documented = next(m for m in example("configuration.get:1")["requestor"]["mvpds"] if m["id"] == BASIC)
     for mvpd in (BASIC, PROMO):
         assert mvpds[mvpd]["isTempPass"] is True

@@ -604,3 +604,12 @@ def test_validator_accepts_good_v1_requests() -> None:
     assert validate_entry(entry("POST", "/reggie/v1/REF30/regcode.json", "", "deviceId=d&ttl=60&format=json")) == []
     assert validate_entry(entry("GET", "/api/v1/authenticate", "reg_code=A&requestor_id=REF30&mso_id=m&"
                                 "domain_name=adobe.com&redirect_url=x", Authorization="")) == []
+
+
+def test_apple_sso_token_exchange_follows_refuse_next(api: Api) -> None:
+    token = api.new_access_token()
+    value = saml.encode_saml_response(platform_answer(profile_request(api, token).body))
+    api.control("POST", "partner/refuse-next", {"code": "invalid_parameter_saml_response"})
+    refused = exchange(api, token, value)
+    assert refused.status == 400 and refused.json["details"].startswith("invalid_parameter_saml_response: ")
+    assert exchange(api, token, value).status == 204

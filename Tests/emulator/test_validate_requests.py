@@ -31,7 +31,7 @@ GOOD = {
                       '{"software_statement": "a.b.c", "redirect_uri": "app://x"}'),
     "token": entry("POST", "/o/client/token", FORM,
                    "client_id=a&client_secret=b&grant_type=client_credentials"),
-    "configuration": entry("GET", "/api/v2/REF30/configuration", AUTH),
+    "configuration": entry("GET", "/api/v2/REF30/configuration", {**AUTH, **DEVICE}),
     "session": entry("POST", "/api/v2/REF30/sessions", {**AUTH, **DEVICE, **FORM},
                      "mvpd=Cablevision&domainName=adobe.com&redirectUrl=https%3A%2F%2Fadobe.com"),
     "resume": entry("POST", "/api/v2/REF30/sessions/ABC1234", {**AUTH, **FORM}, ""),
@@ -91,6 +91,8 @@ def test_unknown_path_and_wrong_method() -> None:
     ("logout", "X-Device-Info"),
     ("register", "X-Device-Info"),
     ("partner_profile", "AP-Partner-Framework-Status"),  # erratum E9
+    ("configuration", "AP-Device-Identifier"),  # erratum E13
+    ("configuration", "X-Device-Info"),  # erratum E13
 ])
 def test_required_headers(name: str, header: str) -> None:
     assert f"required header {header!r} is missing" in problems_of(with_headers(name, **{header: None}))

@@ -10,7 +10,8 @@ Importable: `validate_entries(entries) -> list[str]` (one line per problem).
 Log entries are the emulator's (see README.md): method, path, query, headers, body, operation.
 Page entries (`operation == "page"`) and control calls (`/_emulator/...`) are skipped.
 Errata applied (openapi/NOTICE.md): E8 logout requires `redirectUrl`; E9 profiles/sso requires
-`AP-Partner-Framework-Status`; E11 register's `redirect_uri` is optional; E12 token parameters
+`AP-Partner-Framework-Status`; E13 configuration requires `AP-Device-Identifier` and
+`X-Device-Info`; E11 register's `redirect_uri` is optional; E12 token parameters
 may come as a form body instead of the query. A `client_secret` in a query string is a problem.
 """
 
@@ -25,11 +26,12 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from jsonschema import Draft4Validator
 
 from aepass.v1.spec import request_problems as v1_request_problems
+from aepass.web import form_fields
 
 SPEC_DIR = Path(__file__).resolve().parent / "openapi"
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -90,6 +92,13 @@ def _apply_errata(name: str, document: dict[str, Any]) -> dict[str, Any]:
             for p in document["paths"][path][method]["parameters"]:
                 if p["name"] == param:
                     p["required"] = True
+        # E13: the configuration page and the Apple SSO cookbook (step C.1) require the device
+        # headers; the file lists neither (Adobe's release 3.4.0 made them optional).
+        configuration = document["paths"]["/{serviceProvider}/configuration"]["get"]["parameters"]
+        for name in ("AP-Device-Identifier", "X-Device-Info"):
+            if not any(p["name"] == name for p in configuration):
+                configuration.append({"name": name, "in": "header", "required": True,
+                                      "schema": {"type": "string"}})
     return document
 
 
@@ -145,7 +154,7 @@ def _media_type(headers: dict[str, str]) -> str | None:
 def _form_problems(text: str, schema: dict[str, Any], op: Operation) -> list[str]:
     schema = op.resolve(schema)
     properties = schema.get("properties", {})
-    parsed = parse_qs(text, keep_blank_values=True)
+    parsed = form_fields(text)
     problems = [f"form parameter {k!r} is not in the schema" for k in parsed if k not in properties]
     problems += [f"form parameter {k!r} is repeated" for k, v in parsed.items() if len(v) > 1]
     problems += [f"required form parameter {k!r} is missing" for k in schema.get("required", [])
@@ -189,7 +198,7 @@ def _body_problems(entry: dict[str, Any], op: Operation, headers: dict[str, str]
 def _parameter_problems(entry: dict[str, Any], op: Operation, headers: dict[str, str],
                         query: dict[str, list[str]]) -> list[str]:
     problems: list[str] = []
-    form = parse_qs(entry.get("body") or "") if op.operation_id == TOKEN_OPERATION else {}
+    form = form_fields(entry.get("body") or "") if op.operation_id == TOKEN_OPERATION else {}
     declared_query = {p["name"] for p in op.parameters if p["in"] == "query"}
     problems += [f"query parameter {k!r} is not declared" for k in query if k not in declared_query]
     for param in op.parameters:
@@ -218,7 +227,7 @@ def validate_entry(entry: dict[str, Any], spec_dir: str = str(SPEC_DIR)) -> list
         reason = "method not allowed by" if path_known else "no path in"
         return [f"{label}: {reason} the OpenAPI files"]
     headers = {k.lower(): v for k, v in (entry.get("headers") or {}).items()}
-    query = parse_qs(entry.get("query") or "", keep_blank_values=True)
+    query = form_fields(entry.get("query") or "")
     problems = _parameter_problems(entry, op, headers, query)
     if "client_secret" in query:
         problems.append("client_secret is sent in the query string (secrets must go in the body)")

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
 
 from .catalog import REQUESTORS, Mvpd, Requestor
 from .device import decode_device_info, device_info_problem, valid_device_identifier
 from .errors import ApiError
 from .state import AccessToken, ProfileKey, Session, State, now_ms
-from .web import Request
+from .web import Request, form_fields
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_MEDIA_TYPE = "application/json"
@@ -121,7 +120,7 @@ def form_parameters(req: Request, names: tuple[str, ...]) -> dict[str, str]:
     """Parameters of a required urlencoded body; empty values count as absent."""
     if req.media_type() != FORM_TYPE:
         raise ApiError("invalid_request", f"Content-Type must be {FORM_TYPE}")
-    parsed = parse_qs(req.text(), keep_blank_values=True)
+    parsed = form_fields(req.text())
     repeated = [k for k, v in parsed.items() if len(v) > 1]
     if repeated:
         raise ApiError("invalid_request", "repeated form parameters: " + ", ".join(sorted(repeated)))

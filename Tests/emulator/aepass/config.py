@@ -38,6 +38,14 @@ DEFAULTS: dict[str, Any] = {
     "temppass_resources": {},
     # MVPD id -> degradation rule applied to its integration: "AuthNAll", "AuthZAll" or "AuthZNone".
     "degradation": {},
+    # GET configuration: "required" (the default; Adobe's API page and the Apple SSO cookbook step
+    # C.1 list AP-Device-Identifier and X-Device-Info as required) refuses a request without them
+    # with invalid_header_device_identifier / invalid_header_device_info; "optional" (Adobe's
+    # release 3.4.0 and the OpenAPI file) only checks them when sent.
+    "configuration_device_headers": "required",
+    # Per-platform configuration (platforms.py): rules matched against the decoded X-Device-Info;
+    # the first matching rule changes the MVPDs' configuration fields for that platform.
+    "configuration_platforms": [],
 }
 
 DEGRADATION_RULES = ("AuthNAll", "AuthZAll", "AuthZNone")
@@ -84,6 +92,34 @@ def _regular_mvpd(mvpd_id: str) -> bool:
     return bool(mvpd and not mvpd.temp_pass)
 
 
+_PLATFORM_RULES_SHAPE = (
+    'a list of {"match": {attribute: string or [strings]}, "platform_sso"?: false, '
+    '"remove_fields"?: [field names], "mvpd_fields"?: {MVPD id: {field: value or null}}}')
+
+
+def _are_platform_rules(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_platform_rule(rule) for rule in value)
+
+
+def _is_platform_rule(rule: Any) -> bool:
+    """One rule of `configuration_platforms` (see platforms.py)."""
+    if not isinstance(rule, dict) or "match" not in rule or not set(rule) <= {
+            "match", "platform_sso", "remove_fields", "mvpd_fields"}:
+        return False
+    match = rule["match"]
+    if not isinstance(match, dict) or not all(
+            isinstance(k, str) and (isinstance(v, str) or (_is_string_list(v) and v)) for k, v in match.items()):
+        return False
+    if "platform_sso" in rule and rule["platform_sso"] is not False:
+        return False
+    if "remove_fields" in rule and not _is_string_list(rule["remove_fields"]):
+        return False
+    fields = rule.get("mvpd_fields", {})
+    return isinstance(fields, dict) and all(
+        isinstance(m, str) and m in all_mvpds() and isinstance(f, dict) and all(isinstance(k, str) and k != "id" for k in f)
+        for m, f in fields.items())
+
+
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "throttle": (lambda v: isinstance(v, bool), "a boolean"),
     "access_token_ttl_s": (_is_number, "a number >= 0"),
@@ -109,6 +145,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
                            "an object of promotional TempPass MVPD id -> integer >= 0"),
     "degradation": (_is_map_of(_regular_mvpd, lambda v: v in DEGRADATION_RULES),
                     "an object of (non-TempPass) MVPD id -> \"AuthNAll\", \"AuthZAll\" or \"AuthZNone\""),
+    "configuration_device_headers": (lambda v: v in ("required", "optional"), '"required" or "optional"'),
+    "configuration_platforms": (_are_platform_rules, _PLATFORM_RULES_SHAPE),
 }
 
 

@@ -1,8 +1,17 @@
-"""Configuration API: GET /api/v2/{serviceProvider}/configuration."""
+"""Configuration API: GET /api/v2/{serviceProvider}/configuration.
+
+The device headers are required by default (`configuration_device_headers`: Adobe's API page and
+the Apple SSO cookbook, step C.1, list them as required; release 3.4.0 and the OpenAPI file make
+them optional, which the setting "optional" follows). The MVPDs' fields are those of the
+caller's platform (`platforms.py`, config `configuration_platforms`).
+"""
 
 from __future__ import annotations
 
-from . import checks
+from typing import Any
+
+from . import checks, platforms
+from .device import decode_device_info
 from .state import State
 from .web import Request, Response, json_response
 
@@ -10,10 +19,17 @@ from .web import Request, Response, json_response
 def get_configuration(state: State, req: Request) -> Response:
     """handleRequestUsingGET: the requestor and its MVPDs (nested in `requestor`, as Adobe's sample)."""
     caller = checks.v2_caller(state, req)
-    checks.optional_device_headers(req)
+    info: dict[str, Any] | None
+    if state.config["configuration_device_headers"] == "required":
+        info = checks.device_headers(req).info
+    else:
+        checks.optional_device_headers(req)
+        sent = req.header("X-Device-Info")
+        info = decode_device_info(sent) if sent else None
+    requestor = platforms.requestor_view(caller.requestor, platforms.rule_for(state.config, info))
     return json_response(200, {
         "device": "unknown",
         "clientType": "html5",
         "os": "Unknown",
-        "requestor": caller.requestor.configuration(req.base_url),
+        "requestor": requestor.configuration(req.base_url),
     })

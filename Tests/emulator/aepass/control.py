@@ -14,7 +14,7 @@ from .errors import ControlError
 from .faults import FaultError
 from .login import complete_login, default_user_id
 from .requestlog import RequestLog
-from .state import State, now_ms
+from .state import PARTNER_PROFILE_CODES, PartnerRefusal, State, now_ms
 from .v1 import temppass as v1_temppass
 from .web import Request, Response, json_response
 
@@ -168,6 +168,26 @@ def expire_temppass(state: State, req: Request) -> Response:
     now = now_ms()
     return json_response(200, {"expired": temppass.expire(state, mvpd, subjects, now)
                                + v1_temppass.expire(state, mvpd, subjects, now)})
+
+
+def set_partner_refusal(state: State, req: Request) -> Response:
+    """Refuse the next `count` partner profile requests (V2 profiles/sso, V1 token exchange) with
+    `code`; `{"code": null}` or `"count": 0` clears. Replaces what was set before."""
+    body = _body(req)
+    code, count, details = body.get("code"), body.get("count", 1), body.get("details")
+    if not set(body) <= {"code", "count", "details"} or "code" not in body or not (
+            code is None or code in PARTNER_PROFILE_CODES) or not (
+            isinstance(count, int) and not isinstance(count, bool) and count >= 0) or not (
+            details is None or isinstance(details, str)):
+        raise ControlError(400, 'expected {"code": one of ' + ", ".join(PARTNER_PROFILE_CODES)
+                           + ' or null, "count"?: integer >= 0 (1), "details"?: str}')
+    state.partner_refusal = (PartnerRefusal(code, count, details) if code is not None and count > 0
+                             else PartnerRefusal())
+    return json_response(200, state.partner_refusal.to_json())
+
+
+def get_partner_refusal(state: State, req: Request) -> Response:
+    return json_response(200, state.partner_refusal.to_json())
 
 
 def get_faults(state: State, req: Request) -> Response:

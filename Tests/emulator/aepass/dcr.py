@@ -7,13 +7,13 @@ import re
 import secrets
 import uuid
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from .checks import FORM_TYPE, JSON_MEDIA_TYPE, accept_ok
 from .device import device_info_problem
 from .errors import DcrError
 from .state import AccessToken, Client, State, now_ms
-from .web import Request, Response, json_response
+from .web import Request, Response, form_fields, json_response
 
 _JWT = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 TOKEN_PARAMETERS = ("client_id", "client_secret", "grant_type")
@@ -101,7 +101,7 @@ def _token_parameters(req: Request) -> dict[str, str]:
     if req.body:
         if req.media_type() != FORM_TYPE:
             raise DcrError("invalid_request")
-        sources.append(parse_qs(req.text(), keep_blank_values=True))
+        sources.append(form_fields(req.text()))
     params: dict[str, str] = {}
     for source in sources:
         for name, values in source.items():

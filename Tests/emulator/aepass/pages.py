@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from .catalog import REQUESTORS, all_mvpds
 from .errors import PageError
 from .login import complete_login
 from .state import Session, State, now_ms
-from .web import Request, Response, html_response, redirect
+from .web import Request, Response, form_fields, html_response, redirect
 
 _STYLE = (
     "body{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}"
@@ -70,7 +70,7 @@ def login_page(state: State, req: Request) -> Response:
 
 def login_submit(state: State, req: Request) -> Response:
     """POST /_emulator/mvpd/login: create the regular profile, then go to the session's redirectUrl."""
-    form = {k: v[0] for k, v in parse_qs(req.text(), keep_blank_values=True).items()}
+    form = {k: v[0] for k, v in form_fields(req.text()).items()}
     session = _session(state, form.get("code"))
     req.client_id = session.client_id
     requestor = REQUESTORS[session.service_provider]

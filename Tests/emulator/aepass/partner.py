@@ -20,16 +20,15 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, unquote_plus
 
-from . import checks, degradation
+from . import checks, degradation, platforms
 from .catalog import Mvpd, Requestor
 from .errors import ApiError
 from .login import user_attributes
 from .sessions import REASON_BY_PROFILE_TYPE, authorize_answer, open_session, session_answer
 from .simulated import simulated_saml
 from .state import PartnerRequest, Profile, State
-from .web import Request, Response, json_response
+from .web import Request, Response, form_fields, json_response
 
 PARTNERS = ("Apple",)
 PFS_HEADER = "AP-Partner-Framework-Status"
@@ -44,6 +43,17 @@ _IN_RESPONSE_TO = re.compile(r"<samlp:Response\b[^>]*?\sInResponseTo=\"([^\"]*)\
 # --- AP-Partner-Framework-Status ------------------------------------------------------------
 
 @dataclass(frozen=True)
+class FrameworkError:
+    """An optional partner framework `error` object: `{"code", "message"}` (both strings)."""
+
+    code: str | None
+    message: str | None
+
+    def describe(self, where: str) -> str:
+        return f"{where}.error {{code {self.code!r}, message {self.message!r}}}"
+
+
+@dataclass(frozen=True)
 class FrameworkStatus:
     """What an AP-Partner-Framework-Status header says (None fields: absent or unreadable)."""
 
@@ -52,7 +62,10 @@ class FrameworkStatus:
     access_status: str | None = None
     provider_id: str | None = None
     expiration_ms: int | None = None
+    expiration_present: bool = False  # frameworkProviderInfo.expirationDate is there (not null)
     expiration_readable: bool = True  # false when expirationDate is there but not a number
+    permission_error: FrameworkError | None = None
+    provider_error: FrameworkError | None = None
 
 
 def _b64_json(value: str) -> Any:
@@ -78,6 +91,18 @@ def _milliseconds(value: Any) -> int | None:
     return None
 
 
+def _framework_error(info: dict[str, Any]) -> FrameworkError | None:
+    """The optional `error` object of frameworkPermissionInfo / frameworkProviderInfo.
+
+    Read leniently: a non-object `error` is ignored, non-string fields are left out."""
+    error = info.get("error")
+    if not isinstance(error, dict):
+        return None
+    code, message = error.get("code"), error.get("message")
+    return FrameworkError(code if isinstance(code, str) else None,
+                          message if isinstance(message, str) else None)
+
+
 def read_framework_status(req: Request) -> FrameworkStatus:
     """Parse the PFS header leniently (pretty-printed JSON, padding optional, URL-safe Base64)."""
     value = req.header(PFS_HEADER)
@@ -99,7 +124,10 @@ def read_framework_status(req: Request) -> FrameworkStatus:
         access_status=access if isinstance(access, str) else None,
         provider_id=provider_id if isinstance(provider_id, str) and provider_id else None,
         expiration_ms=_milliseconds(expiration),
+        expiration_present=expiration is not None,
         expiration_readable=expiration is None or _milliseconds(expiration) is not None,
+        permission_error=_framework_error(permission),
+        provider_error=_framework_error(provider),
     )
 
 
@@ -111,11 +139,20 @@ class Verdict:
 
 
 def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
-    """Check a PFS in the order: access status, provider id, provider information expiry."""
+    """Check a PFS in the order: access status, provider id, provider information expiry.
+
+    `expirationDate` is required (Adobe's AP-Partner-Framework-Status header page marks
+    `frameworkProviderInfo.expirationDate` "a required attribute"): a granted PFS without it is
+    refused with `invalid_header_pfs_provider_info_expired`, the code of the expiry check (the
+    code list has no "provider info not present" code). The optional `error` objects do not
+    change the verdict: with `accessStatus` granted the provider checks run as usual; a
+    refusal's details quote them."""
     mvpd = requestor.mvpd_for_platform_id(status.provider_id)
+    errors = [e.describe(where) for e, where in ((status.permission_error, "frameworkPermissionInfo"),
+                                                  (status.provider_error, "frameworkProviderInfo")) if e]
 
     def invalid(code: str, details: str) -> Verdict:
-        return Verdict(f"invalid_header_pfs_{code}", details, mvpd)
+        return Verdict(f"invalid_header_pfs_{code}", "; ".join([details, *errors]), mvpd)
 
     if not status.present:
         return invalid("permission_access_not_present", f"the {PFS_HEADER} header is missing")
@@ -133,6 +170,9 @@ def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
     if mvpd is None:
         return invalid("provider_id_not_determined",
                        f"no MVPD of {requestor.id} has platformMappingId {status.provider_id!r}")
+    if not status.expiration_present:
+        return invalid("provider_info_expired",
+                       "frameworkProviderInfo.expirationDate is missing (a required attribute)")
     if not status.expiration_readable:
         return invalid("provider_info_expired", "frameworkProviderInfo.expirationDate is not a number of ms")
     if status.expiration_ms is not None and status.expiration_ms <= now:
@@ -196,14 +236,16 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
         profile = degradation.authenticate_all(state, key, caller.now)
         return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
                                                    str(uuid.uuid4())))
-    if mvpd.id in state.config["partner_sso_disabled"] or not mvpd.partner_sso_onboarded:
+    # Onboarding is per platform (platforms.py): the MVPD as the caller's X-Device-Info platform sees it.
+    platform_mvpd = platforms.mvpd_view(mvpd, platforms.rule_for(state.config, device.info))
+    if mvpd.id in state.config["partner_sso_disabled"] or not platform_mvpd.partner_sso_onboarded:
         return fallback("configuration_fallback")
     profile = state.valid_profile(key, caller.now)
     if profile:
         return json_response(200, authorize_answer(sp, mvpd.id, REASON_BY_PROFILE_TYPE[profile.type],
                                                    str(uuid.uuid4())))
-    request = new_partner_request(state, caller.token.client_id, device.device_id, caller.requestor, mvpd,
-                                  caller.now)
+    request = new_partner_request(state, caller.token.client_id, device.device_id, caller.requestor,
+                                  platform_mvpd, caller.now)
     return json_response(200, {
         "actionName": "partner_profile",
         "actionType": "direct",
@@ -245,13 +287,11 @@ def saml_request_payload(request: PartnerRequest) -> str:
 
 # --- POST /profiles/sso/{partner} -------------------------------------------------------------
 
-def raw_form_value(body: str, name: str) -> str | None:
-    """A form parameter percent-decoded once, keeping a literal '+' (parse_qs would make it a space)."""
-    for pair in body.split("&"):
-        key, _, value = pair.partition("=")
-        if unquote_plus(key) == name:
-            return unquote(value, errors="strict")
-    return None
+def form_value(body: str, name: str) -> str | None:
+    """A form parameter decoded as a form decoder does (`web.form_fields`: '+' is a space,
+    '%2B' a plus); None when absent."""
+    values = form_fields(body).get(name)
+    return values[0] if values else None
 
 
 class SamlRefused(ValueError):
@@ -263,19 +303,32 @@ def _saml_invalid(details: str) -> ApiError:
 
 
 def decoded_saml_response(body: str) -> str:
-    """The SAMLResponse of a form body: percent-decoded once, then strictly Base64-decoded."""
-    try:
-        value = raw_form_value(body, "SAMLResponse")
-    except UnicodeDecodeError:
-        raise SamlRefused("SAMLResponse does not percent-decode to UTF-8") from None
+    """The SAMLResponse of a form body: form-decoded (`+` is a space), then strictly Base64-decoded.
+
+    As on Adobe's side, a Base64 '+' sent unencoded arrives as a space and the value no longer
+    decodes: the cookbook's percent set encodes '+' as %2B."""
+    value = form_value(body, "SAMLResponse")
     if not value:
         raise SamlRefused("the SAMLResponse form parameter is missing")
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
+        pass
+    if " " in value and _is_base64(value.replace(" ", "+")):
         raise SamlRefused(
-            "SAMLResponse, percent-decoded once, is not standard Base64 of UTF-8 text "
-            "(encoded twice, or '+' sent as a space?)") from None
+            "SAMLResponse, form-decoded, is not standard Base64: it holds spaces where the Base64 "
+            "had '+' (a '+' sent unencoded means a space in a form body; send it as %2B)") from None
+    raise SamlRefused(
+        "SAMLResponse, form-decoded, is not standard Base64 of UTF-8 text "
+        "(encoded twice, or '+' sent unencoded?)") from None
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return True
 
 
 def answered_request(state: State, text: str, client_id: str, device_id: str | None, sp: str,
@@ -322,6 +375,9 @@ def create_partner_profile(state: State, req: Request) -> Response:
     _partner(req)
     device = checks.device_headers(req)
     checks.form_parameters(req, ())  # Content-Type and repeated parameters
+    refusal = state.partner_refusal.take()  # a test's /_emulator/partner/refuse-next, if any
+    if refusal:
+        raise ApiError(*refusal)
     verdict = judge(read_framework_status(req), caller.requestor, caller.now)
     if verdict.code or verdict.mvpd is None:
         raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)

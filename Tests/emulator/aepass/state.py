@@ -163,6 +163,41 @@ class AuthzToken:
         return now < self.expires_ms
 
 
+# The codes Adobe documents for a refused partner profile (profiles/sso, rest-api-v2.md §4.15).
+PARTNER_PROFILE_CODES = (
+    "invalid_parameter_saml_response",
+    "invalid_header_pfs_permission_access_not_present",
+    "invalid_header_pfs_permission_access_not_determined",
+    "invalid_header_pfs_permission_access_not_granted",
+    "invalid_header_pfs_provider_id_not_determined",
+    "invalid_header_pfs_provider_id_mismatch",
+    "invalid_header_pfs_provider_info_expired",
+)
+
+
+@dataclass
+class PartnerRefusal:
+    """`POST /_emulator/partner/refuse-next`: refuse the next `remaining` partner profile requests
+    (V2 profiles/sso, V1 token exchange) with `code`, whatever their PFS and SAMLResponse."""
+
+    code: str | None = None
+    remaining: int = 0
+    details: str | None = None
+
+    def take(self) -> tuple[str, str] | None:
+        """(code, details) when this request is to be refused (counts it), else None."""
+        if self.code is None or self.remaining <= 0:
+            return None
+        code, details = self.code, self.details or "refused by the test (/_emulator/partner/refuse-next)"
+        self.remaining -= 1
+        if self.remaining == 0:
+            self.code, self.details = None, None
+        return code, details
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "remaining": self.remaining, "details": self.details}
+
+
 @dataclass
 class State:
     config: dict[str, Any]
@@ -179,6 +214,7 @@ class State:
     # "identity:<SHA-256 of generic_data>") -> when that pass ends (ms).
     temp_passes: dict[TempPassKey, int] = field(default_factory=dict)
     faults: FaultSet = field(default_factory=FaultSet)
+    partner_refusal: PartnerRefusal = field(default_factory=PartnerRefusal)
 
     def forget_everything(self) -> None:
         self.clients.clear()
@@ -191,6 +227,7 @@ class State:
         self.temp_passes.clear()
         self.buckets.clear()
         self.faults.clear()
+        self.partner_refusal = PartnerRefusal()
 
     def new_code(self) -> str:
         while True:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
 
 JSON_TYPE = "application/json;charset=UTF-8"
 HTML_TYPE = "text/html;charset=UTF-8"
@@ -40,7 +40,7 @@ class Request:
         return value.split(";")[0].strip().lower() if value else None
 
     def query_params(self) -> dict[str, list[str]]:
-        return parse_qs(self.query, keep_blank_values=True)
+        return form_fields(self.query)
 
     @property
     def base_url(self) -> str:
@@ -48,6 +48,17 @@ class Request:
 
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
+
+
+def form_fields(text: str) -> dict[str, list[str]]:
+    """A form body (application/x-www-form-urlencoded) or a query string, decoded exactly as
+    `urllib.parse.parse_qsl(text, keep_blank_values=True)` does — '+' is a space, '%2B' a plus,
+    percent-escapes are UTF-8 (a bad sequence becomes U+FFFD), a name without '=' has the value
+    "" — grouped by name, values in order. Every form and query parser of the emulator uses it."""
+    fields: dict[str, list[str]] = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        fields.setdefault(name, []).append(value)
+    return fields
 
 
 @dataclass

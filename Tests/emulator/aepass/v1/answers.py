@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs
 from xml.sax.saxutils import escape
 
 from ..errors import HttpError
-from ..web import JSON_TYPE, Request, Response
+from ..web import JSON_TYPE, Request, Response, form_fields
 
 JSON, XML = "json", "xml"
 XML_TYPE = "application/xml;charset=UTF-8"
@@ -64,7 +63,7 @@ def response_format(req: Request) -> str:
     if req.media_type() == "application/x-www-form-urlencoded":
         sources.append(req.text())
     for source in sources:
-        for value in parse_qs(source, keep_blank_values=True).get("format", []):
+        for value in form_fields(source).get("format", []):
             if value not in (JSON, XML):
                 raise bad_request(f"format must be json or xml, not {value!r}")
             explicit.append(value)

@@ -48,6 +48,9 @@ def token_exchange(state: State, req: Request, call: V1Call) -> Response:
     _device_type(call)
     mvpd = call.mvpd(call.params["mvpd"])
     assert call.token is not None
+    refusal = state.partner_refusal.take()  # a test's /_emulator/partner/refuse-next, if any
+    if refusal:
+        raise bad_request(f"{refusal[0]}: {refusal[1]}")
     try:
         text = decoded_saml_response(req.text())
         pending = answered_request(state, text, call.token.client_id, None, call.requestor.id, call.now)

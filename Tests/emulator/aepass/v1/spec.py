@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs
 
 from ..paths import template_regex
+from ..web import form_fields
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 # Accepted on every endpoint: the format selector and the deprecated device parameters.
@@ -106,11 +106,11 @@ def find_endpoint(method: str, path: str) -> tuple[Endpoint | None, bool]:
 def merged_parameters(query: str, body: str, media_type: str | None) -> tuple[dict[str, str], list[str]]:
     """Query parameters and urlencoded body parameters (clients use both, rest-api-v1.md §2.2),
     and the problems: a body that is not a form, a parameter given more than once."""
-    sources = [parse_qs(query, keep_blank_values=True)]
+    sources = [form_fields(query)]
     problems: list[str] = []
     if body:
         if media_type == FORM_TYPE:
-            sources.append(parse_qs(body, keep_blank_values=True))
+            sources.append(form_fields(body))
         else:
             problems.append(f"a request body must be {FORM_TYPE}, not {media_type}")
     params: dict[str, str] = {}
