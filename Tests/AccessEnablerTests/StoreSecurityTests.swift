@@ -194,4 +194,114 @@ import Testing
         try sqlite(path, "UPDATE profiles SET body = ? WHERE app = ?", [JSON.text(profile("M", "forged")), other.app])
         #expect(try store.profiles(other, requestor: "R", deviceID: "d").profiles.isEmpty)
     }
+
+    // MARK: The file's owner and mode (issue 16, item 15)
+
+    @Test func aFileOpenToOtherUsersIsRepairedTo0600AndSaysSo() throws {
+        let path = temporaryPath()
+        defer { remove(path) }
+        let first = try TokenStore(path: path, app: app.app)
+        try first.saveProfile(app, requestor: "R", deviceID: "d", profile("M"))  // -wal and -shm exist while it is open
+        #expect(chmod(path, 0o644) == 0 && chmod(path + "-wal", 0o660) == 0 && chmod(path + "-shm", 0o606) == 0)
+        let lines = Lines()
+        let store = try TokenStore(path: path, app: app.app, logger: lines.logger)
+        #expect(store.openStatus == .modeRepaired)
+        for file in [path, path + "-wal", path + "-shm"] { #expect(mode(file) == 0o600, "\(file)") }
+        let warnings = lines.containing("group or others")
+        #expect(warnings.count == 1 && warnings.first?.0 == .warning, "\(lines.all)")
+        #expect(warnings.first?.1.contains("0644") == true)
+        // The records are kept, and the other connection of this process still writes (its locks held).
+        #expect(try store.profiles(app, requestor: "R", deviceID: "d").profiles.count == 1)
+        try first.saveProfile(app, requestor: "S", deviceID: "d", profile("M"))
+        #expect(try store.profiles(app, requestor: "S", deviceID: "d").profiles.count == 1)
+        #expect(try TokenStore(path: path, app: app.app).openStatus == .opened)
+    }
+
+    @Test func aTooOpenFileStillSaysRecoveredWhenItIsDamaged() throws {
+        let path = temporaryPath()
+        defer {
+            remove(path)
+            let directory = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where file.hasPrefix(name + ".corrupt-") {
+                try? FileManager.default.removeItem(atPath: directory + "/" + file)
+            }
+        }
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: path))
+        #expect(chmod(path, 0o666) == 0)
+        let store = try TokenStore(path: path, app: app.app)
+        #expect(store.openStatus == .recovered)
+        let aside = try #require(store.movedTo)
+        #expect(mode(aside) == 0o600)  // the damaged copy is not left readable by others either
+        #expect(mode(path) == 0o600)
+    }
+
+    @Test(arguments: ["a store", "nothing"])
+    func aSymbolicLinkInPlaceOfTheStoreIsRefused(_ target: String) throws {
+        let path = temporaryPath(), real = path + ".target"
+        defer { remove(path) }
+        if target == "a store" { try fill(try TokenStore(path: real, app: app.app)) }
+        let before = try? Data(contentsOf: URL(fileURLWithPath: real))
+        #expect(symlink(real, path) == 0)
+        #expect { try TokenStore(path: path, app: app.app) } throws: { error in
+            (error as? StoreError)?.kind == .unsafeFile && "\(error)".contains("symbolic link")
+        }
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: real))) == before)
+        #expect(FileManager.default.fileExists(atPath: real) == (target == "a store"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aStoreInADirectoryReachedThroughASymbolicLinkOpens() throws {
+        // Only the file itself must not be a link: /var/run → /run and the like stay usable.
+        let directory = temporaryPath() + ".dir", link = temporaryPath() + ".link"
+        defer { try? FileManager.default.removeItem(atPath: directory); try? FileManager.default.removeItem(atPath: link) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        #expect(symlink(directory, link) == 0)
+        let store = try TokenStore(path: link + "/store.sqlite", app: app.app)
+        #expect(store.openStatus == .created)
+        try fill(store)
+        #expect(try TokenStore(path: link + "/store.sqlite", app: app.app).openStatus == .opened)
+    }
+
+    @Test func aSymbolicLinkInPlaceOfTheWALIsRefused() throws {
+        let path = temporaryPath()
+        defer { remove(path) }
+        try fill(try TokenStore(path: path, app: app.app))
+        #expect(symlink(path + ".target", path + "-wal") == 0)
+        #expect { try TokenStore(path: path, app: app.app) } throws: { ($0 as? StoreError)?.kind == .unsafeFile }
+        #expect(!FileManager.default.fileExists(atPath: path + ".target"))
+    }
+
+    @Test func somethingOtherThanAFileInPlaceOfTheStoreIsRefused() throws {
+        let path = temporaryPath()
+        defer { remove(path) }
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect { try TokenStore(path: path, app: app.app) } throws: { error in
+            (error as? StoreError)?.kind == .unsafeFile && "\(error)".contains("not a regular file")
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root (CI runs the tests as root)"))
+    func aFileOfAnotherUserIsRefusedAndLeftUntouched() throws {
+        let path = temporaryPath()
+        defer { remove(path) }
+        try fill(try TokenStore(path: path, app: app.app))
+        #expect(chown(path, 12345, 12345) == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect { try TokenStore(path: path, app: app.app) } throws: { error in
+            (error as? StoreError)?.kind == .unsafeFile && "\(error)".contains("owned by uid 12345")
+        }
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_uid == 12345 && info.st_mode & 0o777 == 0o600)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func theOpenStatusesAreTheHeadersValues() {
+        let pairs: [(StoreOpenStatus, Int32)] = [
+            (.opened, AE_STORE_OPENED), (.created, AE_STORE_CREATED), (.inMemory, AE_STORE_IN_MEMORY),
+            (.recovered, AE_STORE_RECOVERED), (.cleared, AE_STORE_CLEARED), (.upgraded, AE_STORE_UPGRADED),
+            (.modeRepaired, AE_STORE_MODE_REPAIRED),
+        ]
+        for (status, value) in pairs { #expect(status.rawValue == value, "\(status)") }
+    }
 }
