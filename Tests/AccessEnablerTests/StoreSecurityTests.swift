@@ -304,4 +304,18 @@ import Testing
         ]
         for (status, value) in pairs { #expect(status.rawValue == value, "\(status)") }
     }
+
+    // MARK: Key material
+
+    @Test func theSealerKeepsItsOwnCopyOfTheKeyAndWipeZeroesInPlace() throws {
+        var bytes = Array(0..<32).map(UInt8.init)  // its own buffer (not shared with `key`)
+        let sealer = try #require(Sealer(key: bytes))
+        let sealed = try #require(sealer.seal("text", context: "x"))
+        let address = bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        Sealer.wipe(&bytes)
+        #expect(bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == address)  // in place, no copy
+        #expect(bytes == [UInt8](repeating: 0, count: 32))
+        #expect(sealer.open(sealed, context: "x") == "text")
+        #expect(try #require(Sealer(key: bytes)).open(sealed, context: "x") == nil)
+    }
 }
