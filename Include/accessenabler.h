@@ -569,6 +569,12 @@ AE_API void ae_client_destroy(ae_client *client);
                                 log in again); the log names where it was moved */
 #define AE_STORE_CLEARED 4   /* AE_STORE_CHECK_CLEAR removed this app's records */
 #define AE_STORE_UPGRADED 5  /* a store of an earlier schema, migrated (its records kept) */
+/** The store file, or its -wal or -shm, was readable or writable by group or others: its mode was set
+    to 0600 and its records kept (logged at warning level). Another local user may have read or altered
+    it: a host may log the viewer out. Reported instead of AE_STORE_OPENED, _CREATED, _UPGRADED or
+    _CLEARED; a damaged file still says AE_STORE_RECOVERED. A file owned by another user, a symbolic
+    link or anything but a regular file at storage_path is refused: AE_E_STORAGE, nothing changed. */
+#define AE_STORE_MODE_REPAIRED 6
 
 /**
  * How ae_client_create() found the token store: one of AE_STORE_*. A host may tell the viewer

@@ -61,7 +61,11 @@ public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: Un
             throw .unsupportedVersion("ae_delegate version \(delegate.pointee.version) is not supported "
                 + "(this library knows \(AE_DELEGATE_VERSION))")
         }
-        let settings = try ConfigReader.settings(try ConfigReader.copy(config))
+        var settings = try ConfigReader.settings(try ConfigReader.copy(config))
+        // The store key copied from the host: the store's sealer holds its own copy, so this one is
+        // wiped on the way out. In place when create failed; after a success the client's settings
+        // still share it (copy on write: the wipe then zeroes a copy), until ae_client_destroy.
+        defer { if settings.storeKey != nil { Sealer.wipe(&settings.storeKey!) } }
         let enabler = try AccessEnabler(settings: settings)
         let bridge = DelegateBridge(delegate.pointee)
         enabler.delegate = bridge

@@ -94,6 +94,11 @@ enum ConfigReader {
             settings.transport = try CTransport(transport.pointee, maxBodyBytes: 4 << 20,
                                                 timeoutMillis: settings.requestTimeoutMillis)
         }
+        guard let check = IntegrityCheck(rawValue: config.store_check) else {
+            throw .invalidArgument("store_check \(config.store_check) is unknown")
+        }
+        settings.storeCheck = check
+        // The key is copied last: nothing below throws, so ae_client_create wipes the copy (Sealer.wipe).
         if let key = config.store_key {
             guard config.store_key_length == Int(AE_STORE_KEY_LENGTH) else {
                 throw .invalidArgument("store_key_length must be \(AE_STORE_KEY_LENGTH), not \(config.store_key_length)")
@@ -102,10 +107,6 @@ enum ConfigReader {
         } else if config.store_key_length != 0 {
             throw .invalidArgument("store_key is NULL but store_key_length is \(config.store_key_length)")
         }
-        guard let check = IntegrityCheck(rawValue: config.store_check) else {
-            throw .invalidArgument("store_check \(config.store_check) is unknown")
-        }
-        settings.storeCheck = check
         if let log = config.log {
             let userData = HostPointer(raw: config.log_user_data)
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }

@@ -64,6 +64,7 @@ import Testing
         let path = temporaryPath()
         defer { remove(path) }
         try sqlite(path, try fixture("store-v1.sql"))
+        #expect(chmod(path, 0o600) == 0)  // as the SDK created it (sqlite3_open gives 0644 under umask 022)
         let store = try TokenStore(path: path, app: app.app)
         #expect(store.openStatus == .upgraded)
         #expect(try store.credentials(app)?.0 == ClientCredentials(clientID: "id-1", clientSecret: "secret-1"))

@@ -112,6 +112,137 @@ def test_an_unencrypted_store_is_private_and_says_so_once(make_client, tmp_path)
         assert stat.S_IMODE(os.stat(str(store) + suffix).st_mode) == 0o600
 
 
+def forged_profile(make_client, recorder, emulator, tmp_path, user_id):
+    """A profile row exactly as a build without a key writes it (logged in on a store of its own),
+    its userID changed: what an attacker with write access to the file would insert."""
+    plain = tmp_path / "plain.sqlite"
+    logged_in(make_client, recorder, emulator, plain).close()
+    with sqlite3.connect(plain) as database:
+        row = list(database.execute(
+            "SELECT app, api, requestor, mvpd, device_id, body, not_after FROM profiles").fetchone())
+    body = json.loads(row[5])
+    body["attributes"]["userID"]["value"] = user_id
+    row[5] = json.dumps(body)
+    return row
+
+
+def test_a_forged_plaintext_profile_in_a_keyed_store_is_refused_and_logged(make_client, recorder, emulator, tmp_path):
+    store, key, lines = tmp_path / "store.sqlite", os.urandom(32), []
+    keyed = make_client(storage_path=str(store), store_key=key)
+    keyed.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    keyed.close()  # registered, profiles synced (none): the viewer is not logged in
+    row = forged_profile(make_client, recorder, emulator, tmp_path, "forged-user")
+    with sqlite3.connect(store) as database:
+        database.execute("INSERT INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    emulator.clear_log()
+    delegate = Recorder()
+    client = make_client(delegate=delegate, storage_path=str(store), store_key=key, log_level=ae.AE_LOG_ERROR,
+                         log=lambda level, message: lines.append((level, message)))
+    client.set_requestor("REF30")
+    assert delegate.wait("set_requestor_complete") == (1,)
+    for count in (1, 2):
+        client.check_authentication()
+        assert delegate.wait("set_authentication_status", count=count) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+    assert emulator.operations() == []  # judged from the store, which holds the forged row only
+    tampering = [message for level, message in lines if "tamper" in message]
+    assert len(tampering) == 1 and [level for level, message in lines if "tamper" in message] == [ae.AE_LOG_ERROR]
+    assert "profiles" in tampering[0]
+    assert not any("forged-user" in message or "attributes" in message for level, message in lines)
+
+
+def test_after_the_first_key_plaintext_is_never_accepted_again(make_client, recorder, emulator, tmp_path):
+    store, key = tmp_path / "store.sqlite", os.urandom(32)
+    logged_in(make_client, recorder, emulator, store).close()
+    with sqlite3.connect(store) as database:
+        plaintext = database.execute("SELECT body FROM profiles").fetchone()[0]
+    assert not plaintext.startswith("ae-gcm1:")
+    # The legitimate migration: the first create with a key seals the store and keeps the login.
+    assert child(emulator, store, ["requestor", "check"], key=key)["authenticated"] == [1, ""]
+    with sqlite3.connect(store) as database:
+        assert database.execute("SELECT body FROM profiles").fetchone()[0].startswith("ae-gcm1:")
+        # The very plaintext the store held before: after the migration, no longer accepted.
+        database.execute("UPDATE profiles SET body = ?", (plaintext,))
+    emulator.clear_log()
+    assert child(emulator, store, ["requestor", "check"], key=key)["authenticated"] == [0, ae.USER_NOT_AUTHENTICATED_ERROR]
+    assert emulator.operations() == []
+    # Nor when the app's key check is deleted as well (the store still holds sealed values).
+    with sqlite3.connect(store) as database:
+        database.execute("DELETE FROM app_keys")
+    assert child(emulator, store, ["requestor", "check"], key=key)["authenticated"] == [0, ae.USER_NOT_AUTHENTICATED_ERROR]
+
+
+# --- the file's owner and mode ------------------------------------------------------------------
+
+def mode(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_a_too_open_store_is_repaired_to_0600_with_a_named_status(make_client, recorder, emulator, tmp_path):
+    store, lines = tmp_path / "store.sqlite", []
+    first = logged_in(make_client, recorder, emulator, store)  # stays open: -wal and -shm exist
+    for suffix, too_open in (("", 0o644), ("-wal", 0o660), ("-shm", 0o606)):
+        os.chmod(str(store) + suffix, too_open)
+    delegate = Recorder()
+    client = make_client(delegate=delegate, storage_path=str(store), log_level=ae.AE_LOG_WARNING,
+                         log=lambda level, message: lines.append((level, message)))
+    assert client.store_status() == ae.AE_STORE_MODE_REPAIRED
+    for suffix in ("", "-wal", "-shm"):
+        assert mode(str(store) + suffix) == 0o600, suffix
+    assert [level for level, message in lines if "group or others" in message] == [ae.AE_LOG_WARNING]
+    # The records were kept, and the first client's connection still works.
+    client.set_requestor("REF30")
+    assert delegate.wait("set_requestor_complete") == (1,)
+    client.check_authentication()
+    assert delegate.wait("set_authentication_status") == (1, "")
+    first.check_authentication()
+    assert recorder.wait("set_authentication_status", count=2) == (1, "")
+    client.close()
+    first.close()
+    # Once repaired, the next create opens it as it is.
+    assert make_client(storage_path=str(store)).store_status() == ae.AE_STORE_OPENED
+
+
+def store_fingerprint(path):
+    info = os.lstat(path)
+    return (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode), info.st_size, info.st_mtime_ns,
+            hashlib.sha256(Path(path).read_bytes()).hexdigest())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs the tests as root)")
+def test_a_store_owned_by_another_user_is_refused_and_left_untouched(make_client, recorder, emulator, tmp_path):
+    store = tmp_path / "store.sqlite"
+    logged_in(make_client, recorder, emulator, store).close()
+    os.chown(store, 12345, 12345)
+    before, files = store_fingerprint(store), sorted(path.name for path in tmp_path.iterdir())
+    assert "store.sqlite-wal" not in files  # closed cleanly
+    with pytest.raises(ae.AEError) as refused:
+        make_client(storage_path=str(store))
+    assert refused.value.status == ae.AE_E_STORAGE
+    assert "owned by uid 12345" in ae.last_error_message()
+    assert store_fingerprint(store) == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == files  # no -wal, -shm or aside made
+
+
+@pytest.mark.parametrize("target", ["a store", "nothing"])
+def test_a_symlink_in_place_of_the_store_is_refused(make_client, recorder, emulator, tmp_path, target):
+    store, real = tmp_path / "store.sqlite", tmp_path / "elsewhere.sqlite"
+    if target == "a store":
+        logged_in(make_client, recorder, emulator, real).close()
+        before = store_fingerprint(real)
+    store.symlink_to(real)
+    with pytest.raises(ae.AEError) as refused:
+        make_client(storage_path=str(store))
+    assert refused.value.status == ae.AE_E_STORAGE
+    assert "symbolic link" in ae.last_error_message()
+    assert store.is_symlink()
+    if target == "a store":
+        assert store_fingerprint(real) == before
+    else:
+        assert not real.exists()  # not created through the link
+
+
 # --- damaged files, integrity-check options -----------------------------------------------------
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])

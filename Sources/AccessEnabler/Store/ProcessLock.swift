@@ -15,7 +15,8 @@ package final class ProcessLock: Sendable {
     /// cannot be had (the caller goes on without it: a duplicate registration is harmless,
     /// a stuck call is not).
     package static func acquire(path: String, timeoutMillis: Int) async -> ProcessLock? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // NOFOLLOW: a symbolic link in place of the lock file is not followed (nil, as any lock not had).
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         let deadline = monotonicNanos() + Limits.nanoseconds(millis: timeoutMillis)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

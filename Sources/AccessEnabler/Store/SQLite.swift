@@ -13,6 +13,9 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
         case wrongKey
         /// The app's records are sealed and no key was given.
         case keyRequired
+        /// The file is not one the store may use: a symbolic link, not a regular file, owned by
+        /// another user, or replaced while it was opened (AE_E_STORAGE, nothing changed).
+        case unsafeFile
     }
 
     package var kind: Kind
@@ -43,6 +46,8 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
 
     init(path: String) throws(StoreError) {
+        // Not SQLITE_OPEN_NOFOLLOW: it also refuses a link among the directories (/var/run → /run).
+        // A link in place of the file itself is refused before (StoreFile).
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {

@@ -8,18 +8,29 @@ import FoundationEssentials
 /// A sealed value is the text `ae-gcm1:` + Base64(nonce (12 random bytes) ‖ ciphertext ‖ tag
 /// (16 bytes)). The associated data names the record (table, app, API and row key), so a sealed
 /// value copied into another row or another app's record does not open.
+///
+/// The key is copied into memory of its own (`SecretBytes`), wiped when the last copy of the
+/// sealer is released (the store closes).
 package struct Sealer: Sendable {
     package static let keyLength = 32
     static let prefix = "ae-gcm1:"
     private static let nonceLength = 12
     private static let tagLength = 16
 
-    private let key: [UInt8]
+    private let key: SecretBytes
 
-    /// nil unless `key` is exactly 32 bytes.
+    /// nil unless `key` is exactly 32 bytes. The bytes are copied: the caller wipes its own
+    /// (`wipe`) when it no longer needs them.
     package init?(key: [UInt8]) {
         guard key.count == Self.keyLength else { return nil }
-        self.key = key
+        self.key = SecretBytes(key)
+    }
+
+    /// Overwrites `bytes` with zeros in place (OPENSSL_cleanse, which the compiler cannot drop),
+    /// when the array's storage is its own; an array that shares its storage with other copies
+    /// gets a new, zeroed storage, and the shared one is left as it is (Swift's copy on write).
+    package static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
     }
 
     static func isSealed(_ text: String) -> Bool { text.hasPrefix(prefix) }
@@ -30,7 +41,7 @@ package struct Sealer: Sendable {
         let input = Array(plaintext.utf8)
         var output = [UInt8](repeating: 0, count: input.count + 16)
         var tag = [UInt8](repeating: 0, count: Self.tagLength)
-        guard let cipher = Cipher(key: key, nonce: nonce, aad: Array(context.utf8), encrypt: true),
+        guard let cipher = Cipher(key: key.pointer, nonce: nonce, aad: Array(context.utf8), encrypt: true),
               let written = cipher.update(input, into: &output), cipher.finish(), cipher.tag(into: &tag)
         else { return nil }
         return Self.prefix + Data(nonce + output.prefix(written) + tag).base64EncodedString()
@@ -48,7 +59,7 @@ package struct Sealer: Sendable {
         let tag = Array(bytes.suffix(Self.tagLength))
         let body = Array(bytes[Self.nonceLength..<(bytes.count - Self.tagLength)])
         var output = [UInt8](repeating: 0, count: body.count + 16)
-        guard let cipher = Cipher(key: key, nonce: nonce, aad: Array(context.utf8), encrypt: false),
+        guard let cipher = Cipher(key: key.pointer, nonce: nonce, aad: Array(context.utf8), encrypt: false),
               let written = cipher.update(body, into: &output), cipher.setTag(tag), cipher.finish()
         else { return nil }
         return String(validating: output.prefix(written), as: UTF8.self)
@@ -59,7 +70,7 @@ package struct Sealer: Sendable {
         private let context: OpaquePointer
         private let encrypt: Bool
 
-        init?(key: [UInt8], nonce: [UInt8], aad: [UInt8], encrypt: Bool) {
+        init?(key: UnsafePointer<UInt8>, nonce: [UInt8], aad: [UInt8], encrypt: Bool) {
             guard let context = EVP_CIPHER_CTX_new() else { return nil }
             self.context = context
             self.encrypt = encrypt
@@ -100,5 +111,25 @@ package struct Sealer: Sendable {
             var copy = tag
             return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(copy.count), &copy) == 1
         }
+    }
+}
+
+/// Key bytes in an allocation of their own, never copied by Swift, wiped (OPENSSL_cleanse) and
+/// freed when the last reference goes. Immutable after init, hence Sendable.
+private final class SecretBytes: @unchecked Sendable {
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let count: Int
+
+    init(_ bytes: [UInt8]) {
+        count = bytes.count
+        storage = .allocate(capacity: max(count, 1))
+        storage.initialize(from: bytes, count: count)
+    }
+
+    var pointer: UnsafePointer<UInt8> { UnsafePointer(storage) }
+
+    deinit {
+        OPENSSL_cleanse(storage, count)
+        storage.deallocate()
     }
 }

@@ -21,10 +21,19 @@ package struct StoreScope: Sendable, Hashable {
 ///
 /// With a key, the app's secrets (client secret, access token, profiles with their attributes)
 /// are sealed (`Sealer`); ids, times and configurations stay readable, so the SQL keys work.
+/// Once the app's records are sealed (its key check is in `app_keys`), a value of a sealed column
+/// that is not sealed, or does not open for its record, is refused: treated as absent and logged
+/// once as tampering. Plaintext is sealed, not refused, only by the one-time migration of a store
+/// written without a key (`sealPlaintext`).
 package final class TokenStore: Sendable {
     package static var schemaVersion: Int { StoreSchema.version }
     private static let keyCheckText = "accessenabler-store-key"
     private static let warnedUnencrypted = Locked<Set<String>>([])
+    /// The columns that hold the app's secrets, and the columns of their record's key (after app).
+    private static let sealedColumns: [(table: String, column: String, key: [String])] = [
+        ("clients", "client_secret", ["api"]), ("access_tokens", "token", ["api", "client_id"]),
+        ("profiles", "body", ["api", "requestor", "mvpd"]),
+    ]
 
     private let database: Locked<SQLiteDatabase>
     private let sealer: Sealer?
@@ -41,6 +50,9 @@ package final class TokenStore: Sendable {
     /// connection committed) and this store wrote no profile (its profile writes empty the cache;
     /// its other writes, such as every authorization's expiry, leave it).
     private let profileCache = Locked<[String: (stamp: Int64, value: ([Profile], Int64?))]>([:])
+    private let logger: Logger
+    /// The records already logged as tampered with (once per record and store object).
+    private let reportedTampering = Locked<Set<String>>([])
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
@@ -53,13 +65,14 @@ package final class TokenStore: Sendable {
             try Self.clear(opened.database, app: app)
             if status == .opened || status == .upgraded { status = .cleared }
         }
-        try Self.settleKey(opened.database, app: app, sealer: sealer)
+        try Self.settleKey(opened.database, app: app, sealer: sealer, logger: logger)
         if let path, sealer == nil, Self.warnedUnencrypted.withLock({ $0.insert(path).inserted }) {
             logger.warning("the store \(path) is not encrypted (no store_key): its secrets are protected by file mode 0600 only")
         }
         database = Locked(opened.database)
         self.sealer = sealer
         self.app = app
+        self.logger = logger
         openStatus = status
         movedTo = opened.movedTo
         lockPath = path.map { $0 + ".lock" }
@@ -73,8 +86,9 @@ package final class TokenStore: Sendable {
     }
 
     /// Checks the key against the app's key check, or, the first time a key is given, seals the
-    /// app's plaintext secrets and records the key check, in one transaction.
-    private static func settleKey(_ database: SQLiteDatabase, app: String, sealer: Sealer?) throws(StoreError) {
+    /// app's plaintext secrets and records the key check, in one transaction. The key check is the
+    /// store's mark that the app's records are sealed: from then on plaintext is refused.
+    private static func settleKey(_ database: SQLiteDatabase, app: String, sealer: Sealer?, logger: Logger) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let check = try database.query("SELECT key_check FROM app_keys WHERE app = ?", [.text(app)]).first?.first?.text
             guard let sealer else {
@@ -89,7 +103,7 @@ package final class TokenStore: Sendable {
                 }
                 return
             }
-            try sealPlaintext(database, app: app, sealer: sealer)
+            try sealPlaintext(database, app: app, sealer: sealer, logger: logger)
             guard let sealed = sealer.seal(keyCheckText, context: "app_keys|\(app)") else {
                 throw StoreError("libcrypto failed to seal the key check")
             }
@@ -97,16 +111,25 @@ package final class TokenStore: Sendable {
         }
     }
 
-    /// Seals the secrets an unencrypted store holds for `app` (the key is given for the first time).
-    private static func sealPlaintext(_ database: SQLiteDatabase, app: String, sealer: Sealer) throws(StoreError) {
-        let columns: [(table: String, column: String, key: [String])] = [
-            ("clients", "client_secret", ["api"]), ("access_tokens", "token", ["api", "client_id"]),
-            ("profiles", "body", ["api", "requestor", "mvpd"]),
-        ]
-        for (table, column, key) in columns {
+    /// The one-time migration: seals the secrets that a store written without a key holds for
+    /// `app` (the key is given for the first time). A store that already holds sealed values of the
+    /// app was not written without a key: its key check was deleted. Its plaintext is then left as
+    /// it is (and refused at every read), not sealed.
+    private static func sealPlaintext(_ database: SQLiteDatabase, app: String, sealer: Sealer, logger: Logger) throws(StoreError) {
+        var found: [(table: String, column: String, key: [String], rows: [[SQLValue]])] = []
+        for (table, column, key) in sealedColumns {
             let rows = try database.query("SELECT \(key.joined(separator: ", ")), \(column) FROM \(table) WHERE app = ?", [.text(app)])
+            found.append((table, column, key, rows))
+        }
+        if found.contains(where: { $0.rows.contains { $0.last?.text.map(Sealer.isSealed) == true } }) {
+            let plaintext = found.reduce(0) { $0 + $1.rows.filter { $0.last?.text.map(Sealer.isSealed) == false }.count }
+            logger.error("the store holds sealed records of this app but no key check (it was deleted): "
+                + "refused as tampering; its \(plaintext) unsealed value(s) are not sealed and will not be used")
+            return
+        }
+        for (table, column, key, rows) in found {
             for row in rows {
-                guard let value = row.last?.text, !Sealer.isSealed(value) else { continue }
+                guard let value = row.last?.text else { continue }
                 let keyValues = row.dropLast().map { $0.text ?? "" }
                 let context = ([table, app] + keyValues).joined(separator: "|")
                 guard let sealed = sealer.seal(value, context: context) else { throw StoreError("libcrypto failed to seal") }
@@ -126,12 +149,40 @@ package final class TokenStore: Sendable {
         return .text(sealed)
     }
 
-    /// A stored value in the clear; nil when it is sealed and does not open (altered, or sealed
-    /// for another record). Plaintext passes (written by a build without the key).
-    private func opened(_ value: String?, _ context: [String]) -> String? {
-        guard let value, Sealer.isSealed(value) else { return value }
-        guard context[1] == app else { return nil }
-        return sealer?.open(value, context: context.joined(separator: "|"))
+    /// A stored value of a sealed column in the clear, or nil (treated as absent):
+    /// * sealed: opens only with the app's key and for this very record (`context`: table, app, row
+    ///   key); altered, moved from another record or sealed under another key → nil, logged;
+    /// * plaintext: passes only while the record's app is not sealed (no key check: a store written
+    ///   without a key); once it is, plaintext → nil, logged as tampering.
+    private func opened(_ db: SQLiteDatabase, _ value: String?, _ context: [String]) -> String? {
+        guard let value else { return nil }
+        let owner = context[1]
+        if Sealer.isSealed(value) {
+            guard owner == app else { return nil }  // another app's key, which this store does not hold
+            if let sealer, let plaintext = sealer.open(value, context: context.joined(separator: "|")) { return plaintext }
+            if sealer != nil { reportTampering(context, "holds a sealed value that does not open for it (altered, or moved from another record)") }
+            return nil
+        }
+        guard isSealed(db, app: owner) else { return value }
+        reportTampering(context, "holds an unsealed value although the app's records are sealed")
+        return nil
+    }
+
+    /// Whether `app`'s records are sealed: for this store's app, whether it has the key (create
+    /// checked it against the key check, or recorded one); for another app, whether it has a key
+    /// check (when it cannot be read: sealed, so nothing forged passes).
+    private func isSealed(_ db: SQLiteDatabase, app owner: String) -> Bool {
+        if owner == app { return sealer != nil }
+        return (try? db.query("SELECT 1 FROM app_keys WHERE app = ?", [.text(owner)])).map { !$0.isEmpty } ?? true
+    }
+
+    /// Logs a refused value at error level, once per record and store object. Names the table,
+    /// column and the record's key (API, requestor, MVPD or client id), never the value.
+    private func reportTampering(_ context: [String], _ what: String) {
+        guard reportedTampering.withLock({ $0.insert(context.joined(separator: "|") + "|" + what).inserted }) else { return }
+        let column = Self.sealedColumns.first { $0.table == context[0] }?.column ?? "?"
+        logger.error("the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
+            + "refused as tampering; the record is treated as absent")
     }
 
     @discardableResult
@@ -173,7 +224,7 @@ package final class TokenStore: Sendable {
             guard let row = try db.query(
                 "SELECT client_id, client_secret, base_url FROM clients WHERE app = ? AND api = ?",
                 [.text(scope.app), .text(scope.api)]).first,
-                let id = row[0].text, let secret = opened(row[1].text, ["clients", scope.app, scope.api]),
+                let id = row[0].text, let secret = opened(db, row[1].text, ["clients", scope.app, scope.api]),
                 let base = row[2].text
             else { return nil }
             return (ClientCredentials(clientID: id, clientSecret: secret), base)
@@ -209,7 +260,7 @@ package final class TokenStore: Sendable {
             guard let row = try db.query(
                 "SELECT token, expires_at FROM access_tokens WHERE app = ? AND api = ? AND client_id = ?",
                 [.text(scope.app), .text(scope.api), .text(clientID)]).first,
-                let token = opened(row[0].text, ["access_tokens", scope.app, scope.api, clientID]),
+                let token = opened(db, row[0].text, ["access_tokens", scope.app, scope.api, clientID]),
                 let expiresAt = row[1].integer
             else { return nil }
             return (token, expiresAt)
@@ -232,7 +283,7 @@ package final class TokenStore: Sendable {
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api)]
                 guard let row = try db.query("SELECT client_id, token FROM access_tokens WHERE app = ? AND api = ?", key).first,
                       let clientID = row[0].text,
-                      opened(row[1].text, ["access_tokens", scope.app, scope.api, clientID]) == token
+                      opened(db, row[1].text, ["access_tokens", scope.app, scope.api, clientID]) == token
                 else { return }
                 try db.query("DELETE FROM access_tokens WHERE app = ? AND api = ?", key)
             }
@@ -281,7 +332,7 @@ package final class TokenStore: Sendable {
                 "SELECT mvpd, body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
                 key + [.text(deviceID)])
             let profiles = rows.compactMap { row -> Profile? in
-                opened(row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
+                opened(db, row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
                     .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
             }
             let synced = try db.query(
