@@ -62,9 +62,8 @@ public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: Un
                 + "(this library knows \(AE_DELEGATE_VERSION))")
         }
         var settings = try ConfigReader.settings(try ConfigReader.copy(config))
-        // The store key copied from the host: the store's sealer holds its own copy, so this one is
-        // wiped on the way out. In place when create failed; after a success the client's settings
-        // still share it (copy on write: the wipe then zeroes a copy), until ae_client_destroy.
+        // The store key copied from the host: the store's sealer holds its own copy and the engine
+        // keeps none, so this one (the only other) is wiped in place on the way out.
         defer { if settings.storeKey != nil { Sealer.wipe(&settings.storeKey!) } }
         let enabler = try AccessEnabler(settings: settings)
         let bridge = DelegateBridge(delegate.pointee)

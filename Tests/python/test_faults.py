@@ -179,6 +179,29 @@ def test_set_requestor_registration_failures(make_client, recorder, emulator, op
     assert status["errorId"] == error_id
 
 
+@pytest.mark.parametrize("fault", [{"kind": "html_error", "status": 503}, {"kind": "status", "status": 500},
+                                   {"kind": "reset_mid_body"}, {"kind": "never_ending", "hold_s": 30}],
+                         ids=["html-503", "eec-500", "reset", "stalled"])
+def test_a_transient_token_endpoint_failure_is_retried(make_client, recorder, emulator, fault):
+    """The client-credentials grant is idempotent: one 5xx, reset or timeout on /o/client/token does
+    not fail a cold setRequestor (issue 16; bounded, jittered, Retry-After honoured)."""
+    emulator.faults({"operation": TOKEN, "requests": [1], **fault})
+    client = make_client(request_timeout_ms=1500)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", timeout=20) == (1,)
+    tokens = entries(emulator, TOKEN)
+    assert len(tokens) == 2 and tokens[-1]["status"] == 201
+
+
+def test_a_token_endpoint_that_keeps_failing_is_named_retry_not_registration(make_client, recorder, emulator):
+    emulator.faults({"operation": TOKEN, "kind": "html_error", "status": 503})
+    _, status, _ = set_requestor_fails(make_client, recorder)
+    assert status["errorId"] == "R401"
+    assert status["enhancedError"]["action"] == "retry"
+    assert status["enhancedError"]["message"] == "HTTP 503 without a JSON error body."
+    assert len(entries(emulator, TOKEN)) == 3  # at most three attempts
+
+
 @both_apis
 def test_set_requestor_honours_retry_after(make_client, recorder, emulator, wire):
     emulator.faults({"operation": wire.configuration, "kind": "throttle", "retry_after": 2, "requests": [1]})

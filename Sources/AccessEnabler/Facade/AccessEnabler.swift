@@ -104,7 +104,11 @@ public final class AccessEnabler: @unchecked Sendable {
                                        serverClock: serverClock, logger: logger)
         let sink = CallbackSink(queue: callbacks)
         let gate = gate
-        engine = Engine(settings: settings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
+        // The engine never needs the store key (the store's sealer holds its own copy): without it
+        // here, the caller's copy is the only one left, which the C thunk then wipes in place.
+        var engineSettings = settings
+        engineSettings.storeKey = nil
+        engine = Engine(settings: engineSettings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
                         clock: serverClock, logger: logger, sink: sink) { succeeded in
             gate.withLock { gate in
                 gate.pendingRequestors -= 1

@@ -93,7 +93,8 @@ package final class RequestExecutor: Sendable {
                 try await Self.sleep(nanoseconds: wait)
                 continue
             }
-            if retry == .idempotent, response.status >= 500, serverRetries < maxServerRetries {
+            // (One budget with the `retry` actions above: at most three attempts in all.)
+            if retry == .idempotent, response.status >= 500, serverRetries + actionRetries < maxServerRetries {
                 serverRetries += 1
                 let wait = Self.retryAfter(response) ?? Self.backoff(serverRetries)
                 logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait / 1_000_000) ms")

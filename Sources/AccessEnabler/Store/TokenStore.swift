@@ -53,6 +53,8 @@ package final class TokenStore: Sendable {
     private let logger: Logger
     /// The records already logged as tampered with (once per record and store object).
     private let reportedTampering = Locked<Set<String>>([])
+    /// Tampering lines waiting for the database lock to be released.
+    private let pendingReports = Locked<[String]>([])
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
@@ -177,17 +179,24 @@ package final class TokenStore: Sendable {
     }
 
     /// Logs a refused value at error level, once per record and store object. Names the table,
-    /// column and the record's key (API, requestor, MVPD or client id), never the value.
+    /// column and the record's key (API, requestor, MVPD or client id), never the value. The line is
+    /// logged once the database lock is released (`run`): the host's log sink never runs under it.
     private func reportTampering(_ context: [String], _ what: String) {
         guard reportedTampering.withLock({ $0.insert(context.joined(separator: "|") + "|" + what).inserted }) else { return }
         let column = Self.sealedColumns.first { $0.table == context[0] }?.column ?? "?"
-        logger.error("the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
-            + "refused as tampering; the record is treated as absent")
+        let line = "the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
+            + "refused as tampering; the record is treated as absent"
+        pendingReports.withLock { $0.append(line) }
+    }
+
+    private func flushReports() {
+        for line in pendingReports.withLock({ lines in defer { lines = [] }; return lines }) { logger.error(line) }
     }
 
     @discardableResult
     private func run<T>(_ body: (SQLiteDatabase) throws(StoreError) -> T) throws(StoreError) -> T {
-        try database.withLock { database throws(StoreError) in try body(database) }
+        defer { flushReports() }  // after the lock is released
+        return try database.withLock { database throws(StoreError) in try body(database) }
     }
 
     /// `run` for a write to the profiles: the decoded profiles are dropped under the same lock
