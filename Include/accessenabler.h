@@ -410,7 +410,8 @@ typedef struct ae_config {
     const char *domain_name;        /**< sessions domainName (V1: domain_name). NULL: the requestor's first domain. */
     const char *activation_url;     /**< The programmer's own activation site, echoed in the REGCODE status. */
     int32_t login_mode;             /**< AE_LOGIN_SECOND_SCREEN (default) or AE_LOGIN_BROWSER. */
-    int32_t poll_interval_ms;       /**< Second-screen polling interval. 0: 4000. Clamped to >= 1000. */
+    int32_t poll_interval_ms;       /**< Second-screen polling interval. 0: 4000. Clamped to 3000–60000 (Adobe
+                                         documents 3–5 s); a loopback base_url (an emulator) may go down to 1000. */
     int32_t preauthorize_limit;     /**< Resources per preauthorization request. 0: 5 (Adobe's default). */
     int32_t connect_timeout_ms;     /**< 0: 10000. */
     int32_t request_timeout_ms;     /**< Whole request. 0: 30000. */
@@ -617,7 +618,9 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
  * setOptions. Keys: "applicationProfile" (string; sent as the configuration `profile`),
  * "visitorID" (string; sent as AP-Visitor-Identifier), "device_info" (object, or Base64 of one:
  * replaces X-Device-Info), "handleSVC" (bool; accepted and ignored). Unknown keys are ignored
- * with a log line. Takes effect for the requests that start after it.
+ * with a log line. Takes effect for the requests that start after it. A string with a control
+ * character (C0, DEL, C1: a CR/LF would add headers of its own) or a device_info string outside the
+ * Base64 alphabet is refused, and nothing of the call is applied.
  *
  * @param options_json JSON object. Not NULL.
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INVALID_HANDLE.
@@ -630,7 +633,8 @@ AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
  * requestor's configuration and syncs the stored profiles with Adobe's, each only when missing or
  * stale. Call it again when the application returns to the foreground (Adobe's way to resync).
  *
- * @param requestor_id            The requestor (service provider) id. Not NULL.
+ * @param requestor_id            The requestor (service provider) id. Not NULL, not empty, not "." or ".."
+ *                                (URL normalisation would turn them into another path), no control character.
  * @param service_providers_json  NULL, or a JSON array of service base URLs; with REST API V2 the first
  *                                one replaces ae_config.base_url for this requestor.
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INSECURE_URL / AE_E_INVALID_HANDLE.
@@ -683,7 +687,7 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
  * Adobe refuses it (a promotional TempPass without getAuthentication's identity data, a TempPass
  * configuration error). Under an authenticate-all degradation rule any MVPD authenticates at once, N010.
  *
- * @param mvpd_id  An MVPD id from the dialog, or NULL.
+ * @param mvpd_id  An MVPD id from the dialog, or NULL ("." and ".." are refused: they are no MVPD id).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (empty id).
  * Callback: status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
  * set_authentication_status; send_tracking_data (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
@@ -709,7 +713,14 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  * Z010 (warning), one under TempPass with Z011 (info), before set_token. A TempPass that is over gives
  * N111, set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR) and token_request_failed(resource,
  * AE_USER_NOT_AUTHENTICATED_ERROR, ...); an authorize-none degradation rule gives Z169 and
- * token_request_failed(resource, AE_USER_NOT_AUTHORIZED_ERROR, ...). Ownership: copied. Thread: any.
+ * token_request_failed(resource, AE_USER_NOT_AUTHORIZED_ERROR, ...). A profile made through the
+ * platform's single sign-on counts only while the partner's status is usable (permission granted,
+ * provider known, expiry ahead: asked again when older than 5 minutes); without it no request is
+ * sent and the viewer is not authenticated: `status` VSA403 / VSA404 (permission denied /
+ * undetermined) or N000, as when Adobe refuses the status (invalid_header_pfs_*), then
+ * token_request_failed(resource, AE_USER_NOT_AUTHENTICATED_ERROR, ...). An enhanced error code the
+ * SDK does not know gives Z500 (N000 when its action is `authentication`), never Z100.
+ * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, const char *data_json);
 

@@ -133,7 +133,8 @@ def _python_fields(cls: str) -> list[str]:
 
 def test_struct_fields_match_the_header() -> None:
     assert _python_fields("PartnerFramework") == _c_fields("ae_partner_framework") == [
-        "version", "user_data", "name", "timeout_ms", "check_access_status", "enqueue_metadata_request"]
+        "version", "user_data", "name", "timeout_ms", "check_access_status", "enqueue_metadata_request",
+        "cancel_request"]
     assert _python_fields("Config") == _c_fields("ae_config")
     assert "partner" in _python_fields("Config")
 
@@ -405,7 +406,7 @@ def test_ctypes_layout_matches_the_c_struct(bridge_report: dict[str, Any]) -> No
 
 
 def test_client_passes_the_partner_framework(bridge_report: dict[str, Any]) -> None:
-    assert bridge_report["framework"] == {"has": 1, "version": 1, "name": "Apple", "timeout_ms": 1234,
+    assert bridge_report["framework"] == {"has": 1, "version": 2, "name": "Apple", "timeout_ms": 1234,
                                           "callbacks": 1, "kept": True}
     assert bridge_report["old_config"] == 3  # AE_E_UNSUPPORTED_VERSION: no partner with a version-1 config
 

@@ -191,6 +191,7 @@ size_t fake_offsetof_partner(int32_t field) {
     case 3: return offsetof(ae_partner_framework, timeout_ms);
     case 4: return offsetof(ae_partner_framework, check_access_status);
     case 5: return offsetof(ae_partner_framework, enqueue_metadata_request);
+    case 6: return offsetof(ae_partner_framework, cancel_request);
     default: return (size_t)-1;
     }
 }
