@@ -66,7 +66,7 @@ extern "C" {
  * ============================================================================================ */
 
 #define AE_VERSION_MAJOR 0
-#define AE_VERSION_MINOR 3
+#define AE_VERSION_MINOR 4
 #define AE_VERSION_PATCH 0
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
