@@ -250,17 +250,10 @@ extension Engine {
                 if case .failure(let error) = answer { return .partnerFailed(error) }
                 return .partnerFailed(PartnerError(.failed))
             }
-            var latest = status
-            if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
-            if let expiration = metadata.authenticationExpirationDate { latest.expirationDate = expiration }
-            // The platform answered the SAML request: is its account still usable, and still this MVPD's?
-            if let problem = latest.problem(at: clock.nowMillis(), configuration: requestor.configuration) {
-                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                                                                  context: "after the SAML step, \(problem)"))
-            }
-            if latest.mvpd(in: requestor.configuration)?.id != mvpd.id {
-                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                    context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)"))
+            let latest: PartnerStatus
+            switch recheck(status, answer: metadata, for: mvpd) {
+            case .usable(let checked): latest = checked
+            case .unusable(let fallback): return fallback
             }
             let profile: Profile?
             do {
@@ -283,6 +276,30 @@ extension Engine {
             // authenticate / resume with pfs_fallback, configuration_fallback, missing_parameters_fallback
             return .fallback(session, status: Self.fallbackStatus(mvpd, reason: session.reasonType))
         }
+    }
+
+    enum Recheck {
+        case usable(PartnerStatus)
+        case unusable(ExchangeOutcome)
+    }
+
+    /// The platform answered the SAML request (V2 cookbook C.10–12, V1 step 7): its account must
+    /// still be usable (permission, provider, expiry) and still be `mvpd`'s before its SAML is
+    /// sent; else the regular flow, with VSA503.
+    func recheck(_ status: PartnerStatus, answer metadata: PartnerMetadata, for mvpd: MVPD) -> Recheck {
+        var latest = status
+        if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
+        if let expiration = metadata.authenticationExpirationDate { latest.expirationDate = expiration }
+        let configuration = requestor?.configuration
+        if let problem = latest.problem(at: clock.nowMillis(), configuration: configuration) {
+            return .unusable(.fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                                                                        context: "after the SAML step, \(problem)")))
+        }
+        if let configuration, latest.mvpd(in: configuration)?.id != mvpd.id {
+            return .unusable(.fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
+                context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)")))
+        }
+        return .usable(latest)
     }
 
     /// A 4xx answer of the call itself (Adobe refused the request as such; a 401 was already

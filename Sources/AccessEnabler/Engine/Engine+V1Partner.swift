@@ -32,18 +32,10 @@ extension Engine {
         case .success(let answer):
             saml = answer.saml
             // As in V2: the platform's answer to the SAML request must still be usable, for this MVPD.
-            var latest = status
-            if let provider = answer.metadata.accountProviderIdentifier { latest.providerID = provider }
-            if let expiration = answer.metadata.authenticationExpirationDate { latest.expirationDate = expiration }
-            if let problem = latest.problem(at: clock.nowMillis(), configuration: requestor.configuration) {
-                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                                                                  context: "after the SAML step, \(problem)"))
+            switch recheck(status, answer: answer.metadata, for: mvpd) {
+            case .usable(let latest): partnerCache = (latest, clock.nowMillis())
+            case .unusable(let fallback): return fallback
             }
-            if latest.mvpd(in: requestor.configuration)?.id != mvpd.id {
-                return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                    context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)"))
-            }
-            partnerCache = (latest, clock.nowMillis())
         }
         do {
             try await backend.tokenExchange(requestor.id, mvpd: mvpd.id, samlResponse: SAMLResponseEncoding.encode(saml))
