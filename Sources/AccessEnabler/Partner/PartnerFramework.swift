@@ -136,10 +136,7 @@ public final class PartnerReply<Value: Sendable>: Sendable {
     /// waiting flow and the `onCancel` handlers run. False when it was already over.
     @discardableResult
     package func abandon(_ error: PartnerError) -> Bool {
-        let handlers = state.withLock { $0.deliver == nil ? [] : $0.onCancel }
-        guard finish(.failure(error)) else { return false }
-        for handler in handlers { handler() }
-        return true
+        finish(.failure(error), cancelling: true)
     }
 
     /// Runs `body` once the request is over (at once if it already is).
@@ -153,18 +150,21 @@ public final class PartnerReply<Value: Sendable>: Sendable {
     }
 
     @discardableResult
-    func finish(_ result: Result<Value, PartnerError>) -> Bool {
-        let (deliver, hooks) = state.withLock { state in
+    func finish(_ result: Result<Value, PartnerError>, cancelling: Bool = false) -> Bool {
+        let (deliver, hooks, cancels) = state.withLock { state in
             defer {
                 state.deliver = nil
                 state.onFinish = []
                 state.onCancel = []
             }
-            return (state.deliver, state.onFinish)
+            return (state.deliver, state.onFinish, state.onCancel)
         }
         guard let deliver else { return false }
-        deliver(result)
+        // The request is over (late replies refused, the platform told) before the waiting flow
+        // goes on: a host that sees the flow's next callback can rely on it.
         for hook in hooks { hook() }
+        if cancelling { for cancel in cancels { cancel() } }
+        deliver(result)
         return true
     }
 }
