@@ -218,10 +218,9 @@ extension CBoundaryFuzz {
                 let predicted: Int32 = !idValid ? invalidArg : providers == providerChoices[3] ? insecureURL
                     : providers == providerChoices[4] ? invalidArg : ok
                 try expect("ae_set_requestor", status, documented: [ok, invalidArg, insecureURL, invalidHandle], predicted: predicted)
-                if status == ok {
-                    let before = host.log.all.count
-                    try driver.await(.requestorComplete, plan: plan, call: "ae_set_requestor")
-                    requestorReady = host.log.events(from: before).contains { if case .requestorComplete(1) = $0 { true } else { false } }
+                if status == ok, case .requestorComplete(let value)? = try driver.await(.requestorComplete, plan: plan,
+                                                                                         call: "ae_set_requestor") {
+                    requestorReady = value == 1
                 }
             case 2:
                 try simple("ae_check_authentication", ae_check_authentication(client), .authenticationStatus, plan)

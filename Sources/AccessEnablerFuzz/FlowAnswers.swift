@@ -197,11 +197,8 @@ enum FlowAnswersFuzz {
                       "call \(step.call % 13) refused: \(error) (requestor ready: \(requestorReady))")
             return true
         }
-        let before = log.all.count
-        guard try driver.await(expected, plan: plan, call: name) else { return false }
-        if case .requestorComplete = expected {
-            requestorReady = log.events(from: before).contains { if case .requestorComplete(1) = $0 { true } else { false } }
-        }
+        guard let outcome = try driver.await(expected, plan: plan, call: name) else { return false }
+        if case .requestorComplete(let status) = outcome { requestorReady = status == 1 }
         return true
     }
 

@@ -143,9 +143,9 @@ final class FlowDriver {
 
     init(log: EventLog) { self.log = log }
 
-    /// Runs until `expected` arrives. Returns false when the input must stop (a cancelled task).
+    /// Runs until `expected` arrives and returns it; nil when the input must stop (a cancelled task).
     @discardableResult
-    func await(_ expected: ExpectedOutcome, plan: LoginPlan, call name: String) throws(FuzzFailure) -> Bool {
+    func await(_ expected: ExpectedOutcome, plan: LoginPlan, call name: String) throws(FuzzFailure) -> FlowEvent? {
         let deadline = DispatchTime.now() + .nanoseconds(Int(timeoutNanos))
         var outcome: FlowEvent?
         var dialogs = 0, wakes = 0, pollsAtCode = 0
@@ -189,8 +189,8 @@ final class FlowDriver {
                 }
             }
             // A cancel sent after the login had ended is answered by a callback of its own.
-            if outcome != nil && (!cancelSent || cancelAnswered) { return true }
-            if stopped() { return false }
+            if let outcome, !cancelSent || cancelAnswered { return outcome }
+            if stopped() { return nil }
             var wakeAt = deadline
             if codeShown && !cancelSent && polls() - pollsAtCode >= wakes {
                 if wakes < plan.maxWakes {
@@ -208,7 +208,7 @@ final class FlowDriver {
                 }
             }
             if !log.wait(until: wakeAt) && DispatchTime.now() >= deadline {
-                if stopped() { return false }
+                if stopped() { return nil }
                 let tail = log.all.suffix(12).map(\.description).joined(separator: ", ")
                 throw FuzzFailure("\(name): no \(expected) callback within \(timeoutNanos / 1_000_000_000) s "
                     + "(the call must end with its callback); last callbacks: \(tail)")
