@@ -10,7 +10,12 @@
 * headers: Content-Type and Retry-After variants with the statuses and bodies that read them;
 * saml: the simulated platform's SAML request and (messy) response, from
   Python/accessenabler/simulated_saml.py, raw and Base64;
-* host-json: what a host passes to setOptions, getMetadata, preauthorize, ... and ae_config fields.
+* host-json: what a host passes to setOptions, getMetadata, preauthorize, ... and ae_config fields;
+* flow-answers: call sequences through both API generations (second screen, browser, partner SSO),
+  the answer shape of each of Adobe's documented exchanges, and each endpoint's number fields at
+  their extremes (9.3e15, 2^63 - 1, -2^63, 1e300, "9223372036854775808", ...);
+* c-boundary: the C calls with control characters, dot segments and invalid UTF-8 in their
+  strings, host replies with body lengths at their limits, partner replies with extremes.
 
 The input formats are those of Sources/AccessEnablerFuzz (the first bytes select; see each
 function's documentation). Keep these files small: libFuzzer starts from them and mutates.
@@ -239,6 +244,249 @@ def host_json() -> None:
         write("host-json", name, b"\x0f" + b"\x00".join(fields))
 
 
+# ---- flow-answers (Sources/AccessEnablerFuzz/FlowAnswers.swift, FlowModel.swift) ----
+
+# FlowEndpoint order (8 bytes of AnswerSpec each, from byte FLOW_SPECS on).
+FLOW_ENDPOINTS = [
+    "register", "token", "configuration", "profiles", "profileByMVPD", "profileByCode", "createSession",
+    "resumeSession", "retrieveSession", "authorize", "preauthorize", "partnerSession", "partnerProfile", "logout",
+    "v1Configuration", "v1RegistrationCode", "v1AuthenticationToken", "v1Authorize", "v1MediaToken",
+    "v1Preauthorize", "v1UserMetadata", "v1Logout", "v1FreePreview", "v1ProfileRequest", "v1TokenExchange",
+]
+FLOW_STEPS, FLOW_SPECS = 7, 7 + 12 * 3
+# Calls (FlowAnswersFuzz.perform).
+SET_REQUESTOR, CHECK_AUTHN, GET_AUTHN, SELECT, GET_AUTHZ, CHECK_AUTHZ, CHECK_PREAUTH, PREAUTHORIZE, METADATA, \
+    LOGOUT, GET_SELECTED = range(11)
+# FuzzNumbers.pool, in order (selector = 1 + index); must match FlowModel.swift.
+NUMBER_POOL = [
+    "0", "-1", "1", "-9223372036854775808", "-9223372036854775807", "9223372036854775807", "9223372036854775806",
+    "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295", "4294967296", "9007199254740992",
+    "9007199254740993", "-9007199254740993", "9223372036854775", "9223372036854776", "-9223372036854775",
+    "-9223372036854776", "9223372036854775.807", "9223372036854775807000", "9.3e15", "-9.3e15", "9300000000000000",
+    "1e300", "-1e300", "1.7976931348623157e308", "1e-9", "1e-300", "1.5", "-0", "0.0", "-0.0", "1e19", "1E3",
+    "9.2e18", "9.3e18", "-9.3e18", "9.223372036854775807e18", "18446744073709551615", "18446744073709551616",
+    "99999999999999999999", "123456789012345678901234567890", '"9223372036854775807"', '"9223372036854775808"',
+    '"-9223372036854775808"', '"-9223372036854775809"', '"99999999999999999999"', '"1e19"', '"9.3e15"',
+    '"9300000000000000"', '"1.5"', '"-1"', '"0"', '""', '" 42"', '"+42"', '"0x10"', '"abc"', "null", "true", "[]",
+    "{}", "[1]", "4102444800000", "253402300799999", "253402300800000", "-62135596800000", "1700000000000",
+    "1700000000", "86400", "3600", "60", "now-1", "now", "now+1", "now+60000", "now-86400000", "now+1800000",
+    '"now+60000"', '"now-1"',
+]
+# The extremes every number field gets a seed with.
+SEED_NUMBERS = ["9.3e15", "9223372036854775807", "-9223372036854775808", "1e300", '"9223372036854775808"',
+                "9007199254740993", "-1", "0", "9223372036854775", "-9223372036854776", "1.5", "now-1"]
+# Number fields each endpoint's answer has (AnswerSpec.numbers index), with the variant that shows them.
+FLOW_NUMBER_SLOTS = {
+    "register": [0], "token": [0, 1], "configuration": [0], "profiles": [0, 1, 2], "profileByMVPD": [0, 1, 2],
+    "profileByCode": [0, 1, 2], "createSession": [0, 1], "resumeSession": [0, 1], "retrieveSession": [0, 1],
+    "authorize": [0, 1, 2, 3], "preauthorize": [0, 1], "partnerSession": [0, 1], "partnerProfile": [0, 1],
+    "logout": [], "v1Configuration": [0], "v1RegistrationCode": [0, 1], "v1AuthenticationToken": [0],
+    "v1Authorize": [0], "v1MediaToken": [0], "v1Preauthorize": [], "v1UserMetadata": [0, 1],
+}
+# Flows that reach each endpoint: (flags, steps).
+LOGIN = [(GET_AUTHN, 1, 0x18), (GET_AUTHZ, 0x10, 0x08), (CHECK_PREAUTH, 0x40, 0), (PREAUTHORIZE, 0x41, 0),
+         (METADATA, 0x00, 0), (METADATA, 0x11, 0), (METADATA, 0x03, 0), (METADATA, 0x0B, 0), (GET_SELECTED, 0, 0),
+         (LOGOUT, 0, 0)]
+V1, BROWSER, PARTNER = 1, 2, 4
+
+
+def flow_input(flags: int, steps, specs: dict[str, bytes] | None = None, partner: bytes = b"") -> bytes:
+    head = bytes([flags]) + partner.ljust(6, b"\x00")[:6]
+    body = b"".join(bytes(step) for step in steps[:12])
+    specs = specs or {}
+    if not specs:
+        return head + body
+    # Unused call slots get a harmless call, so that the answer specs keep their offsets.
+    body += bytes([GET_SELECTED, 0, 0]) * (12 - len(steps[:12]))
+    table = b"".join(specs.get(name, b"").ljust(8, b"\x00")[:8] for name in FLOW_ENDPOINTS)
+    return head + body + table
+
+
+def number_selector(text: str) -> int:
+    return 1 + NUMBER_POOL.index(text)
+
+
+def spec(kind=0, variant=0, numbers=(0, 0, 0, 0), headers_=0, extra=0) -> bytes:
+    return bytes([kind, variant, *numbers, headers_, extra])
+
+
+def flow_answers() -> None:
+    # Whole flows, both API generations, second screen and browser, with and without partner SSO.
+    for flags in range(8):
+        name = "flow-" + "-".join(x for x, bit in (("v1", V1), ("browser", BROWSER), ("partner", PARTNER)) if flags & bit)
+        write("flow-answers", name.rstrip("-") if flags else "flow-v2", flow_input(flags, LOGIN))
+    for flags in (0, V1, BROWSER, PARTNER):
+        write("flow-answers", f"flow-no-profile-{flags}",
+              flow_input(flags, LOGIN, {"profiles": spec(extra=0x20), "v1AuthenticationToken": spec(variant=0)}))
+    write("flow-answers", "flow-v2-authorize-first", flow_input(0, [(GET_AUTHZ, 0x10, 0x08), (CHECK_AUTHZ, 0x10, 0)]))
+    write("flow-answers", "flow-v2-select-tempPass", flow_input(0, [(SELECT, 1, 0), (CHECK_AUTHN, 0, 0), (GET_AUTHZ, 0, 0)]))
+    write("flow-answers", "flow-v1-select-tempPass", flow_input(V1, [(SELECT, 1, 0), (GET_AUTHZ, 0, 0), (LOGOUT, 0, 0)]))
+    write("flow-answers", "flow-cancel-dialog", flow_input(0, [(GET_AUTHN, 0, 7), (GET_AUTHN, 1, 0x05)]))
+    write("flow-answers", "flow-preauthorize-limit-1", flow_input(0x08, LOGIN))
+    # Adobe's documented answers, each where the flow meets it (variant bytes pick the shape).
+    documented = {
+        "sessions.create-authenticate": ("createSession", spec(variant=0)),
+        "sessions.create-authorize": ("createSession", spec(variant=2)),
+        "sessions.create-resume": ("createSession", spec(variant=3)),
+        "sessions.resume-missing": ("resumeSession", spec(variant=3)),
+        "sessions.retrieve": ("retrieveSession", spec(variant=0)),
+        "profiles.by_code-pending": ("profileByCode", spec(extra=2)),
+        "profiles.temporary": ("profileByMVPD", spec(variant=2 << 2)),
+        "profiles.degraded": ("profiles", spec(variant=3 << 2)),
+        "profiles.two": ("profiles", spec(variant=3)),
+        "decisions.authorize-deny": ("authorize", spec(variant=1)),
+        "decisions.authorize-no-token": ("authorize", spec(variant=2)),
+        "decisions.authorize-temppass": ("authorize", spec(variant=0x10)),
+        "decisions.authorize-degradation": ("authorize", spec(variant=0x20)),
+        "decisions.authorize-trailing-space": ("authorize", spec(variant=4)),
+        "decisions.preauthorize-mixed": ("preauthorize", spec(variant=0b0100)),
+        "logout.partner": ("logout", spec(variant=2)),
+        "logout.relative-url": ("logout", spec(variant=8)),
+        "configuration.top-level-mvpds": ("configuration", spec(variant=1)),
+        "dcr.register-error": ("register", spec(kind=160 + 13)),
+        "dcr.token-error": ("token", spec(kind=160 + 16)),
+        "profiles.by_mvpd-403-temppass": ("profileByMVPD", spec(kind=160 + 2, variant=3)),
+        "profiles.by_code-invalid-code": ("profileByCode", spec(kind=160, variant=6)),
+        "error-500-retry": ("profiles", spec(kind=160 + 7, variant=14 + 19 * 5)),
+        "error-429-retry-after": ("configuration", spec(kind=160 + 9, headers_=0x06)),
+    }
+    for name, (endpoint, answer) in documented.items():
+        for flags in (0, PARTNER) if endpoint.startswith("partner") else (0,):
+            write("flow-answers", f"doc-{name}", flow_input(flags, LOGIN, {endpoint: answer}))
+    for name, (endpoint, answer) in {
+        "v1-regcode": ("v1RegistrationCode", spec()), "v1-authn-at-sync": ("v1AuthenticationToken", spec(variant=1)),
+        "v1-authn-pending": ("v1AuthenticationToken", spec(extra=2)),
+        "v1-usermetadata-apple": ("v1UserMetadata", spec(variant=1)),
+        "v1-preauthorize-strings": ("v1Preauthorize", spec(variant=0x12)),
+        "v1-authorize-denied": ("v1Authorize", spec(kind=160 + 2, variant=0)),
+        "v1-media-legacy-403": ("v1MediaToken", spec(kind=160 + 20)),
+        "v1-profile-request-empty": ("v1ProfileRequest", spec(variant=1)),
+    }.items():
+        write("flow-answers", f"doc-{name}", flow_input(V1 | (PARTNER if "profile" in name else 0), LOGIN, {endpoint: answer}))
+    # Partner SSO: the platform's answers (expiration date at the extremes too).
+    for index, expiration in enumerate(["0", "9223372036854775807", "-9223372036854775808", "1e300", "now-1"]):
+        write("flow-answers", f"partner-expiration-{index}",
+              flow_input(PARTNER, LOGIN, {"partnerSession": spec()}, partner=bytes([3, 0, 0, number_selector(expiration), 0])))
+    for code in range(2, 9):
+        write("flow-answers", f"partner-metadata-error-{code}", flow_input(PARTNER, LOGIN, {}, partner=bytes([3, 0, 0, 0, code])))
+    # Every number field of every answer at its extremes (the flow that reaches it), and the
+    # headers with numbers (Retry-After, Date).
+    for endpoint, slots in FLOW_NUMBER_SLOTS.items():
+        flags = (V1 if endpoint.startswith("v1") else 0) | (PARTNER if endpoint.startswith("partner") else 0)
+        variant = {"v1AuthenticationToken": 1, "profiles": 3}.get(endpoint, 0)
+        for slot in slots:
+            for text in SEED_NUMBERS:
+                numbers = [0, 0, 0, 0]
+                numbers[slot] = number_selector(text)
+                label = text.replace('"', "s").replace("-", "m").replace("+", "p")
+                write("flow-answers", f"num-{endpoint}-{slot}-{label}",
+                      flow_input(flags, LOGIN, {endpoint: spec(variant=variant, numbers=numbers)}))
+    for nibble in range(1, 16):
+        write("flow-answers", f"header-date-{nibble}", flow_input(0, LOGIN, {"configuration": spec(headers_=nibble << 4)}))
+        write("flow-answers", f"header-retry-after-{nibble}",
+              flow_input(0, LOGIN, {"profiles": spec(kind=160 + 9, headers_=nibble, extra=0x80)}))
+
+
+# ---- c-boundary (Sources/AccessEnablerFuzz/CBoundary.swift) ----
+
+# CBoundaryFuzz.strings, in order (a selector byte < 0x80 picks one; index 0 is NULL).
+C_STRINGS = [
+    None, "REF30", "Cablevision", ".", "..", "%2e", "%2E%2E", "/", "./", "a/../b", "..%2f", "", " ", "\t", "a\tb",
+    "crlf", "a\nb", "a\rb", "nul", "\x7f", "\x85", "\x9b1m", "\u2028", "invalid-c3", "invalid-ff", "surrogate",
+    "overlong", "past-10ffff", "caf\u00e9", "\U0001F600", "long", "TempPass_TEST40", "Dish", "LIVE", "opcode-string",
+    "https://fuzz.invalid", "adobepass://android.app", "nul-hidden", "escape", "bom",
+]
+(C_OPTIONS, C_SET_REQUESTOR, C_CHECK_AUTHN, C_GET_AUTHN, C_SELECT, C_GET_AUTHZ, C_CHECK_AUTHZ, C_CHECK_PREAUTH,
+ C_PREAUTHORIZE, C_METADATA, C_LOGOUT, C_EXTERNAL_URL, C_GET_SELECTED, C_BOGUS, C_STORE_STATUS, C_RAW_OPTIONS) = range(16)
+# Options keys (CBoundaryFuzz.Calls.perform): visitorID, ap_vi, applicationProfile, device_info (object),
+# device_info (string), handleSVC, an unknown key.
+C_KEYS = ["visitorID", "ap_vi", "applicationProfile", "device_info-object", "device_info", "handleSVC", "X-Other"]
+C_V1, C_PARTNER, C_BROWSER = 1, 2, 4
+
+
+def cs(name) -> bytes:
+    """A string argument: a dictionary entry by name, or raw bytes (length-prefixed)."""
+    if isinstance(name, bytes):
+        return bytes([0x80 | len(name)]) + name
+    return bytes([C_STRINGS.index(name)])
+
+
+def c_call(call: int, *args: bytes, plan: int = 0x08) -> bytes:
+    return bytes([call, plan]) + b"".join(args)
+
+
+def c_input(flags=0, quirks=b"", partner=b"", config=b"", calls=()) -> bytes:
+    config = config or cs(None) * 6
+    return bytes([flags]) + quirks.ljust(16, b"\x00")[:16] + partner.ljust(4, b"\x00")[:4] + config + b"".join(calls)
+
+
+C_FLOW = [
+    c_call(C_SET_REQUESTOR, cs("REF30"), b"\x00"), c_call(C_CHECK_AUTHN), c_call(C_GET_AUTHN, b"\x01", b"\x00", cs(None), b"\x00", cs(None)),
+    c_call(C_GET_AUTHZ, cs("LIVE")), c_call(C_CHECK_PREAUTH, b"\x01", cs("LIVE"), cs("REF30")),
+    c_call(C_PREAUTHORIZE, b"\x00", cs("LIVE"), b"\x01"), c_call(C_METADATA, b"\x00", cs(None), cs(None)),
+    c_call(C_METADATA, b"\x01", cs("LIVE"), cs(None)), c_call(C_METADATA, b"\x03", cs(None), cs(b"zip")),
+    c_call(C_GET_SELECTED), c_call(C_LOGOUT),
+]
+
+
+def c_boundary() -> None:
+    for flags in range(8):
+        name = "-".join(x for x, bit in (("v1", C_V1), ("partner", C_PARTNER), ("browser", C_BROWSER)) if flags & bit)
+        write("c-boundary", f"flow-{name or 'v2'}", c_input(flags, calls=C_FLOW))
+    # Control characters, dot segments and invalid UTF-8 in every options field that reaches a header.
+    nasty = ["crlf", "a\nb", "a\rb", "nul", "\t", "\x7f", "\x85", "\x9b1m", "\u2028", "invalid-c3", "escape", "bom"]
+    for key_index, key in enumerate(C_KEYS):
+        for value in nasty:
+            label = C_STRINGS.index(value)
+            write("c-boundary", f"options-{key}-{label}",
+                  c_input(calls=[c_call(C_OPTIONS, bytes([key_index]), cs(value))] + C_FLOW[:3]))
+    write("c-boundary", "options-raw-crlf", c_input(calls=[c_call(C_RAW_OPTIONS, b"\x00", cs(b'{"visitorID":"a\r\nb"}'))] + C_FLOW[:3]))
+    for value in [".", "..", "%2e", "%2E%2E", "/", "./", "a/../b", "..%2f", "crlf", "nul", "invalid-ff", "", "long", "bom"]:
+        label = C_STRINGS.index(value)
+        for flags in (0, C_V1):
+            write("c-boundary", f"requestor-{label}-{'v1' if flags else 'v2'}",
+                  c_input(flags, calls=[c_call(C_SET_REQUESTOR, cs(value), b"\x00")] + C_FLOW[1:]))
+            write("c-boundary", f"select-{label}-{'v1' if flags else 'v2'}",
+                  c_input(flags, calls=[C_FLOW[0], c_call(C_SELECT, cs(value)), c_call(C_GET_AUTHZ, cs(value))]))
+    # Config strings (device_id, redirect_url, domain_name, activation_url, partner name, model).
+    for index, value in enumerate(["crlf", "nul", "invalid-c3", "", ".."]):
+        for field in range(6):
+            config = b"".join(cs(value) if f == field else cs(None) for f in range(6))
+            write("c-boundary", f"config-{field}-{index}", c_input(C_PARTNER, config=config, calls=C_FLOW[:4]))
+    # getMetadata: opCode as a string, at int extremes, with and without its argument.
+    for code in range(20):
+        write("c-boundary", f"metadata-opcode-{code}",
+              c_input(calls=[C_FLOW[0], c_call(C_METADATA, bytes([code]), cs("LIVE"), cs(b"zip"))]))
+    # Adobe's answers carrying dot segments and odd ids (MVPD ids, codes).
+    for variant in range(1, 8):
+        for flags in (0, C_V1, C_PARTNER):
+            write("c-boundary", f"server-ids-{variant}-{flags}",
+                  c_input(flags | variant << 3, calls=C_FLOW[:3] + [c_call(C_SELECT, cs(None)), c_call(C_GET_AUTHN, b"\x01", b"\x00", cs(None), b"\x00", cs(None), plan=0x0B)]))
+    # How the host replies: each kind with a few parameters, for every endpoint.
+    for kind in range(1, 8):
+        for parameter in (0, 1, 2, 3, 5, 6, 7):
+            quirk = kind | parameter << 3
+            for flags in (0, C_V1):
+                write("c-boundary", f"reply-{kind}-{parameter}-{'v1' if flags else 'v2'}", c_input(flags, quirks=bytes([quirk]) * 16, calls=C_FLOW))
+    # Partner replies: access status and signed-in ints, errors, metadata with numbers at extremes.
+    for access in range(14):
+        write("c-boundary", f"partner-access-{access}", c_input(C_PARTNER, partner=bytes([access, 0, 0, 0]), calls=C_FLOW[:4]))
+    for error in range(11):
+        write("c-boundary", f"partner-error-{error}", c_input(C_PARTNER, partner=bytes([0, 1 | error << 1, 0, 0]), calls=C_FLOW[:4]))
+    for provider in range(7):
+        for expiration in ("9223372036854775807", "-9223372036854775808", "1e300", '"9223372036854775808"', "9.3e15",
+                           "1.5", "null", '"abc"', "now-1"):
+            write("c-boundary", f"partner-metadata-{provider}-{NUMBER_POOL.index(expiration)}",
+                  c_input(C_PARTNER, partner=bytes([0, 0, provider, 1 + NUMBER_POOL.index(expiration)]), calls=C_FLOW[:4]))
+    # Replies to handles that are not pending.
+    for selector in range(16):
+        write("c-boundary", f"bogus-replies-{selector}",
+              c_input(calls=[C_FLOW[0], c_call(C_BOGUS, bytes([selector]), cs("invalid-ff" if selector & 8 else "crlf"))]))
+    write("c-boundary", "store-status", c_input(calls=[c_call(C_STORE_STATUS), C_FLOW[0], c_call(C_STORE_STATUS)]))
+    write("c-boundary", "external-url-no-login", c_input(calls=[C_FLOW[0], c_call(C_EXTERNAL_URL, cs("adobepass://android.app")),
+                                                                  c_call(C_CHECK_AUTHN)]))
+
+
 def main() -> None:
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -247,6 +495,8 @@ def main() -> None:
     headers()
     saml()
     host_json()
+    flow_answers()
+    c_boundary()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         size = sum(f.stat().st_size for f in files)

@@ -32,7 +32,7 @@ func check(_ condition: Bool, finding id: String, _ message: @autoclosure () -> 
 /// Findings reported and not fixed yet (Fuzz/FINDINGS.md). Remove an id once its fix is in, and
 /// rename its reproducer in Fuzz/Regressions from `open-*`.
 public enum OpenFindings {
-    public static let ids: Set<String> = []  // F1–F3 are fixed (Fuzz/FINDINGS.md)
+    public static let ids: Set<String> = ["F4", "F5", "F6", "F7", "F8"]  // F1–F3 are fixed (Fuzz/FINDINGS.md)
     static let skip = getenv("AE_FUZZ_SKIP_OPEN_FINDINGS").map { String(cString: $0) != "0" } ?? false
 }
 
@@ -46,6 +46,8 @@ public enum FuzzTargets {
         ("headers", fuzzHeaders),
         ("saml", fuzzSAML),
         ("host-json", fuzzHostJSON),
+        ("flow-answers", fuzzFlowAnswers),
+        ("c-boundary", fuzzCBoundary),
     ]
 
     public static var names: [String] { all.map(\.name) }
@@ -102,4 +104,19 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     }
     done.wait()
     return result.withLock { $0! }
+}
+
+/// AE_FUZZ_TRACE=1: the harnesses that run whole flows print what each input did (requests and
+/// callbacks) on stderr, for reading a reproducer (`Fuzz/.build/release/fuzz-flow-answers FILE`).
+enum FuzzTrace {
+    static let enabled = getenv("AE_FUZZ_TRACE").map { String(cString: $0) != "0" } ?? false
+    static let start = DispatchTime.now().uptimeNanoseconds
+
+    static func print(_ line: @autoclosure () -> String, if condition: Bool = true) {
+        guard condition else { return }
+        let begin = start
+        let micros = (DispatchTime.now().uptimeNanoseconds - begin) / 1_000
+        let text = "[\(micros / 1000).\(micros % 1000 / 100) ms] " + line() + "\n"
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
 }

@@ -38,11 +38,25 @@ import Testing
         }
     }
 
+    /// A failure the harness names with the id of an open finding (`[F4] ...`): a known issue.
+    static func isOpenFinding(_ failure: String) -> Bool {
+        OpenFindings.ids.contains { failure.contains(": [\($0)] ") }
+    }
+
+    /// Every seed. Seeds with numbers at their extremes may reproduce an open finding: those
+    /// failures are known issues until it is fixed.
     @Test(arguments: FuzzTargets.names)
     func seedCorpus(_ target: String) async throws {
         let files = Self.inputs("Corpus", target)
         #expect(!files.isEmpty, "Fuzz/Corpus/\(target) has no seeds")
-        for failure in try await Self.run(target, files) { Issue.record(Comment(rawValue: failure)) }
+        let failures = try await Self.run(target, files)
+        for failure in failures where !Self.isOpenFinding(failure) { Issue.record(Comment(rawValue: failure)) }
+        let known = failures.filter(Self.isOpenFinding)
+        if !known.isEmpty {
+            withKnownIssue("seeds that reproduce open findings (Fuzz/FINDINGS.md)") {
+                for failure in known { Issue.record(Comment(rawValue: failure)) }
+            }
+        }
     }
 
     /// Inputs a fuzz run found (scripts/fuzz.sh saves them). Files named `open-*` reproduce a
