@@ -51,6 +51,16 @@ private enum PendingRequests {
         }
     }
 
+    /// Throws `invalidHandle` unless `handle` is a pending request (the handle is judged before the
+    /// arguments, as the header's rule for every call says).
+    static func check(_ handle: OpaquePointer?) throws(AccessEnablerError) {
+        guard let handle else { throw .invalidHandle("request is NULL") }
+        let key = UInt(bitPattern: handle)
+        guard state.withLock({ $0.replies[key] != nil }) else {
+            throw .invalidHandle("unknown, answered or timed-out partner request")
+        }
+    }
+
     static func forget(_ handle: UInt) {
         state.withLock { _ = $0.replies.removeValue(forKey: handle) }
     }
@@ -128,6 +138,7 @@ public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner
 @c @implementation
 public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
     status { () throws(AccessEnablerError) in
+        try PendingRequests.check(request)
         guard let access = PartnerAccessStatus(rawValue: access_status) else {
             throw .invalidArgument("access_status \(access_status) is not an AE_PARTNER_ACCESS_* value")
         }
@@ -144,6 +155,7 @@ public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_s
 @c @implementation
 public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
+        try PendingRequests.check(request)
         guard let object = try CInput.json(metadata_json, "metadata_json").objectValue else {
             throw .invalidArgument("metadata_json must be a JSON object")
         }
@@ -161,7 +173,7 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
             guard let millis = value.int64Value else {
                 throw .invalidArgument("metadata_json: authenticationExpirationDate must be milliseconds or null")
             }
-            expiration = millis
+            expiration = millis.clamped(to: Limits.epochMillis)
         }
         guard case .metadata(let reply) = try PendingRequests.take(request, accepts: {
             if case .metadata = $0 { true } else { false }
@@ -174,6 +186,7 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
 @c @implementation
 public func ae_partner_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
+        try PendingRequests.check(request)
         guard let code = PartnerError.Code(rawValue: error), code != .timeout else {
             throw .invalidArgument("error \(error) is not an AE_PARTNER_E_* reply value")
         }

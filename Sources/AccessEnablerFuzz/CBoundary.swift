@@ -214,7 +214,7 @@ extension CBoundaryFuzz {
                                                    b("[\"http://example.com\"]"), b("[]"), b("[\"https://fuzz.invalid\",\"https://other.invalid\"]")]
                 let providers = providerChoices[Int(reader.byte()) % providerChoices.count]
                 let status = withCStrings([id, providers]) { ae_set_requestor(client, $0[0], $0[1]) }
-                let idValid = text(id).map { !$0.isEmpty } ?? false
+                let idValid = text(id).map { Settings.checkPathSegment($0) == nil } ?? false
                 let predicted: Int32 = !idValid ? invalidArg : providers == providerChoices[3] ? insecureURL
                     : providers == providerChoices[4] ? invalidArg : ok
                 try expect("ae_set_requestor", status, documented: [ok, invalidArg, insecureURL, invalidHandle], predicted: predicted)
@@ -239,7 +239,7 @@ extension CBoundaryFuzz {
             case 4:
                 let id = reader.string()
                 let status = withCStrings([id]) { ae_set_selected_provider(client, $0[0]) }
-                let valid = id == nil || (text(id).map { !$0.isEmpty } ?? false)
+                let valid = id == nil || (text(id).map { Settings.checkPathSegment($0) == nil } ?? false)
                 try outcome("ae_set_selected_provider", status, predicted: accepted(valid), .authenticationStatus, plan)
             case 5, 6:
                 let resource = reader.string()
@@ -439,11 +439,15 @@ extension CBoundaryFuzz {
                 }
             }
             // What the SDK must refuse: a string that is not UTF-8 before its NUL, an empty
-            // device id, redirect URL or partner name, device info JSON that is not UTF-8 (the
-            // model is escaped into it, so only invalid bytes break it).
-            func valid(_ field: [UInt8]?, empty: Bool) -> Bool { field == nil || text(field).map { empty || !$0.isEmpty } == true }
+            // device id, redirect URL or partner name, a control character in any of them (they
+            // reach headers, URLs and forms), a partner name that is `.` or `..`, device info JSON
+            // that is not UTF-8 (the model is escaped into it, so only invalid bytes break it).
+            func valid(_ field: [UInt8]?, empty: Bool) -> Bool {
+                field == nil || text(field).map { (empty || !$0.isEmpty) && !$0.containsControlCharacter } == true
+            }
+            let partnerValid = strings[4] == nil || text(strings[4]).map { Settings.checkPathSegment($0) == nil } == true
             let predictedValid = valid(strings[0], empty: false) && valid(strings[1], empty: false) && valid(strings[2], empty: true)
-                && valid(strings[3], empty: true) && (flags & 2 == 0 || valid(strings[4], empty: false))
+                && valid(strings[3], empty: true) && (flags & 2 == 0 || partnerValid)
                 && (strings[5].map { String(validating: $0, as: UTF8.self) != nil } ?? true)
             try CBoundaryFuzz.expect("ae_client_create", status,
                                      documented: [ok, invalidArg, Int32(AE_E_UNSUPPORTED_VERSION), insecureURL,

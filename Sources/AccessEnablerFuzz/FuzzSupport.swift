@@ -32,7 +32,7 @@ func check(_ condition: Bool, finding id: String, _ message: @autoclosure () -> 
 /// Findings reported and not fixed yet (Fuzz/FINDINGS.md). Remove an id once its fix is in, and
 /// rename its reproducer in Fuzz/Regressions from `open-*`.
 public enum OpenFindings {
-    public static let ids: Set<String> = ["F4", "F5", "F6", "F7", "F8"]  // F1–F3 are fixed (Fuzz/FINDINGS.md)
+    public static let ids: Set<String> = []  // F1–F8 are fixed (Fuzz/FINDINGS.md)
     static let skip = getenv("AE_FUZZ_SKIP_OPEN_FINDINGS").map { String(cString: $0) != "0" } ?? false
 }
 

@@ -98,9 +98,9 @@ enum HostJSONFuzz {
                        accepted(text.map { !$0.isEmpty } ?? false))
             try expect("ae_handle_external_url", ae_handle_external_url(client, s), accepted(text.map { !$0.isEmpty } ?? false))
             try expect("ae_set_selected_provider", ae_set_selected_provider(client, s),
-                       accepted(text.map { !$0.isEmpty } ?? false))
-            try expect("ae_partner_reply_metadata(NULL)", ae_partner_reply_metadata(nil, s),
-                       partnerMetadataAccepted(json) ? invalidHandle : invalidArg)
+                       accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
+            // The request handle is judged before the argument (F8).
+            try expect("ae_partner_reply_metadata(NULL)", ae_partner_reply_metadata(nil, s), invalidHandle)
         }
     }
 
@@ -109,13 +109,14 @@ enum HostJSONFuzz {
         guard let options = json?.objectValue else { return false }
         return options.allSatisfy { key, value in
             switch key {
-            case "applicationProfile", "visitorID", "ap_vi": return value.stringValue != nil
+            case "applicationProfile", "visitorID", "ap_vi": return value.stringValue.map { !$0.containsControlCharacter } ?? false
             case "handleSVC": return value.boolValue != nil
             case "device_info":
                 switch value {
                 case .object: return true
                 case .string(let text):
-                    guard let data = Data(base64Encoded: text) else { return false }
+                    guard text.utf8.allSatisfy({ Encoding.isBase64Character($0) }), let data = Data(base64Encoded: text)
+                    else { return false }
                     return JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
                 default: return false
                 }

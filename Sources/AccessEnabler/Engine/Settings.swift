@@ -123,7 +123,7 @@ public struct Settings: Sendable {
 
     /// nil when `segment` may be one segment of a request path: not empty, not `.` or `..` (URL
     /// normalisation would turn those into another endpoint), no control character.
-    static func checkPathSegment(_ segment: String) -> String? {
+    package static func checkPathSegment(_ segment: String) -> String? {
         if segment.isEmpty { return "is empty" }
         if segment == "." || segment == ".." { return "'\(segment)' is not an id (it would name another URL path)" }
         if segment.containsControlCharacter { return "contains a control character" }

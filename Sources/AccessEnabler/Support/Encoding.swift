@@ -2,7 +2,7 @@
 import FoundationEssentials
 
 /// Percent-encoding and Base64 helpers for URLs, form bodies and Adobe's headers.
-enum Encoding {
+package enum Encoding {
     /// RFC 3986 unreserved characters stay; everything else is percent-encoded (UTF-8).
     static func percentEncode(_ text: String) -> String {
         var out = [UInt8]()
@@ -72,7 +72,7 @@ enum Encoding {
     static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
     /// A character of standard Base64 (`A–Z a–z 0–9 + / =`).
-    static func isBase64Character(_ byte: UInt8) -> Bool {
+    package static func isBase64Character(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
