@@ -654,7 +654,8 @@ extension CBoundaryFuzz {
             var spec = AnswerSpec()
             spec.extra = (flags >> 3 & 7) << 2 | (endpoint == .profiles ? 0x20 : 0)
             let answer = FlowAnswers.answer(spec, context)
-            let quirk = quirks[endpoint.rawValue % 16]
+            // No failure replies to DCR's token call: the SDK would retry it after a real backoff.
+            let quirk = endpoint == .token && quirks[endpoint.rawValue % 16] & 7 == 5 ? 0 : quirks[endpoint.rawValue % 16]
             let handle = pending.handle
             if FuzzTrace.enabled {
                 let url = pending.url.dropFirst(CBoundaryFuzz.base.count).prefix(80)

@@ -293,6 +293,12 @@ enum FlowAnswers {
             response.headers += FuzzHeaders.lines(spec.headers)
             answer.response = response
             if response.status == 429 { answer.waits = true }
+            // DCR's token call is retried after a 5xx (RequestExecutor.Retry.idempotent), after a backoff.
+            if context.endpoint == .token, response.status >= 500 { answer.waits = true }
+        }
+        switch (context.endpoint, answer.failure) {
+        case (.token, .timedOut?), (.token, .failed?): answer.waits = true  // a reset or a timeout is retried too
+        default: break
         }
         return answer
     }

@@ -71,7 +71,7 @@ package final class RequestExecutor: Sendable {
                     try await Self.sleep(nanoseconds: 250_000_000 + Self.jitter())
                     continue
                 }
-                if retry == .idempotent, serverRetries < maxServerRetries, error != .cancelled, !Self.isTLS(error) {
+                if retry == .idempotent, serverRetries < maxServerRetries, Self.brokeAfterSending(error) {
                     serverRetries += 1
                     let wait = Self.backoff(serverRetries)
                     logger.warning("\(operation): \(error.summary); retry \(serverRetries) in \(wait / 1_000_000) ms")
@@ -135,7 +135,14 @@ package final class RequestExecutor: Sendable {
         (500_000_000 << UInt64(attempt.clamped(to: 1...5) - 1)) + jitter()
     }
 
-    private static func isTLS(_ error: TransportError) -> Bool { if case .tls = error { true } else { false } }
+    /// A timeout or a broken exchange: worth repeating an idempotent call (not TLS, a too large
+    /// answer or a cancellation, which a repeat would meet again).
+    private static func brokeAfterSending(_ error: TransportError) -> Bool {
+        switch error {
+        case .timedOut, .failed: true
+        case .cannotConnect, .tls, .bodyTooLarge, .cancelled: false
+        }
+    }
 
     /// Up to 250 ms, so clients that failed together do not retry together.
     static func jitter() -> UInt64 { UInt64.random(in: 0...250_000_000) }
