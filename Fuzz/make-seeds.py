@@ -15,7 +15,8 @@
   the answer shape of each of Adobe's documented exchanges, and each endpoint's number fields at
   their extremes (9.3e15, 2^63 - 1, -2^63, 1e300, "9223372036854775808", ...);
 * c-boundary: the C calls with control characters, dot segments and invalid UTF-8 in their
-  strings, host replies with body lengths at their limits, partner replies with extremes.
+  strings, host replies with body lengths at their limits, partner replies with extremes, and the
+  whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK).
 
 The input formats are those of Sources/AccessEnablerFuzz (the first bytes select; see each
 function's documentation). Keep these files small: libFuzzer starts from them and mutates.
@@ -402,6 +403,7 @@ C_STRINGS = [
 # device_info (string), handleSVC, an unknown key.
 C_KEYS = ["visitorID", "ap_vi", "applicationProfile", "device_info-object", "device_info", "handleSVC", "X-Other"]
 C_V1, C_PARTNER, C_BROWSER = 1, 2, 4
+C_REENTRANT = 0x80  # callbacks, the log sink and partner requests call back into the SDK
 
 
 def cs(name) -> bytes:
@@ -482,6 +484,10 @@ def c_boundary() -> None:
     for selector in range(16):
         write("c-boundary", f"bogus-replies-{selector}",
               c_input(calls=[C_FLOW[0], c_call(C_BOGUS, bytes([selector]), cs("invalid-ff" if selector & 8 else "crlf"))]))
+    # Re-entrant: the whole flow with every callback, the log sink and the partner calling back in.
+    for flags in range(8):
+        name = "-".join(x for x, bit in (("v1", C_V1), ("partner", C_PARTNER), ("browser", C_BROWSER)) if flags & bit)
+        write("c-boundary", f"reentrant-flow-{name or 'v2'}", c_input(flags | C_REENTRANT, calls=C_FLOW))
     write("c-boundary", "store-status", c_input(calls=[c_call(C_STORE_STATUS), C_FLOW[0], c_call(C_STORE_STATUS)]))
     write("c-boundary", "external-url-no-login", c_input(calls=[C_FLOW[0], c_call(C_EXTERNAL_URL, cs("adobepass://android.app")),
                                                                   c_call(C_CHECK_AUTHN)]))

@@ -13,7 +13,7 @@ import AccessEnabler
 ///
 /// | bytes | what |
 /// |---|---|
-/// | 0 | flags: bit 0 REST API V1, 1 a partner framework, 2 browser login mode, 3–5 an id variant in Adobe's answers (MVPD ids and codes `.`, `..`, `%2e%2E`, ...; `FlowAnswers.ids`), 6 preauthorize_limit 1 |
+/// | 0 | flags: bit 0 REST API V1, 1 a partner framework, 2 browser login mode, 3–5 an id variant in Adobe's answers (MVPD ids and codes `.`, `..`, `%2e%2E`, ...; `FlowAnswers.ids`), 6 preauthorize_limit 1, 7 re-entrant: the callbacks, the log sink (debug level) and the partner's requests call back into the SDK (`Host.reenter`) |
 /// | 1–16 | how the host replies, per endpoint (`FlowEndpoint` raw value % 16): bits 0–2 the kind (`CBoundaryFuzz.Host.reply`), 3–7 its parameter |
 /// | 17–20 | how the host answers the partner: access status reply, its parameter, metadata reply, authenticationExpirationDate selector (`FuzzNumbers`) |
 /// | 21– | the ae_config strings (device_id, redirect_url, domain_name, activation_url, partner name, device_info model), then up to 24 calls: a call byte and its arguments |
@@ -94,6 +94,7 @@ enum CBoundaryFuzz {
         defer { withExtendedLifetime(host) {} }
         let client = try host.create(configStrings)
         guard let client else { return }
+        host.reentrantClient.withLock { $0 = client }
         let driver = FlowDriver(log: host.log)
         driver.pump = { () throws(FuzzFailure) in try host.serve() }
         driver.polls = { host.polls }
@@ -116,6 +117,7 @@ enum CBoundaryFuzz {
             throw error
         }
         ae_client_destroy(client)
+        host.reentrantClient.withLock { $0 = nil }
         host.trace()
         try host.afterDestroy(client)
         try host.check()
@@ -372,6 +374,36 @@ extension CBoundaryFuzz {
         }
 
         var polls: Int { state.withLock { $0.polls } }
+
+        // MARK: Re-entrancy
+
+        /// The client the callbacks call back into (flags bit 7); nil before create and after destroy.
+        let reentrantClient = Locked<OpaquePointer?>(nil)
+        private let reentries = Locked(0)
+
+        /// From inside a callback, the log sink or a partner request: one C call that must not
+        /// deadlock, trap or break the order of callbacks. Only calls with no callback of their own
+        /// (the driver matches each call with its callback): options (one of which logs at once, so
+        /// the log sink runs again inside this call's logging), the store status, and refused ones.
+        func reenter(_ place: String) {
+            guard flags & 0x80 != 0, let client = reentrantClient.withLock({ $0 }) else { return }
+            let turn = reentries.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            guard turn <= 64 else { return }  // a sink that logs on every line would otherwise never end
+            var storeStatus: Int32 = 0
+            let (name, status, allowed): (String, Int32, Set<Int32>) = switch turn % 6 {
+            case 0: ("ae_set_options(visitorID)", ae_set_options(client, "{\"visitorID\":\"re-entrant\"}"), [ok, invalidHandle])
+            case 1: ("ae_set_options(ignored key)", ae_set_options(client, "{\"ignored_key_that_logs\":1}"), [ok, invalidHandle])
+            case 2: ("ae_client_store_status", ae_client_store_status(client, &storeStatus), [ok, invalidHandle])
+            case 3: ("ae_set_requestor(\"..\")", ae_set_requestor(client, "..", nil), [invalidArg, invalidHandle])
+            case 4: ("ae_get_metadata(\"0\")", ae_get_metadata(client, "{\"opCode\":\"0\"}"), [invalidArg, invalidHandle])
+            default: ("ae_set_options(CR LF)", ae_set_options(client, "{\"visitorID\":\"a\\r\\nX: 1\"}"), [invalidArg, invalidHandle])
+            }
+            if status != ok { _ = ae_last_error_message().map { ae_string_free($0) } }
+            if !allowed.contains(status) { problem("\(name) from inside \(place) returned \(status)") }
+        }
         var user: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
         func problem(_ text: String) { state.withLock { $0.problems.append(text) } }
@@ -403,6 +435,7 @@ extension CBoundaryFuzz {
             partner.user_data = user
             partner.timeout_ms = 2_000
             partner.check_access_status = { _, request, userData in
+                Host.from(userData).reenter("check_access_status")
                 Host.from(userData).state.withLock { $0.partner.append((request!, false)) }
                 Host.from(userData).log.poke()
             }
@@ -428,6 +461,14 @@ extension CBoundaryFuzz {
                 config.preauthorize_limit = flags & 0x40 != 0 ? 1 : 0
                 config.request_timeout_ms = 5_000
                 config.max_requests_per_second = -1
+                if flags & 0x80 != 0 {
+                    config.log = { _, message, userData in
+                        if message == nil { Host.from(userData).problem("log: NULL message") }
+                        Host.from(userData).reenter("the log sink")
+                    }
+                    config.log_user_data = user
+                    config.log_level = Int32(AE_LOG_DEBUG)
+                }
                 partner.name = p[6]
                 // ae_client_create copies both tables: their addresses need to live for the call only.
                 return withUnsafePointer(to: &partner) { partnerPointer in
@@ -495,9 +536,13 @@ extension CBoundaryFuzz {
         }
 
         func installDelegate(_ delegate: inout ae_delegate) {
-            delegate.set_requestor_complete = { status, user in Host.from(user).log.append(.requestorComplete(status)) }
+            delegate.set_requestor_complete = { status, user in
+                Host.from(user).reenter("set_requestor_complete")
+                Host.from(user).log.append(.requestorComplete(status))
+            }
             delegate.set_authentication_status = { status, code, user in
                 let host = Host.from(user)
+                host.reenter("set_authentication_status")
                 host.log.append(.authenticationStatus(status, host.string("set_authentication_status", code)))
             }
             delegate.set_token = { token, resource, user in
@@ -532,6 +577,7 @@ extension CBoundaryFuzz {
             }
             delegate.set_metadata_status = { metadata, _, key, arguments, user in
                 let host = Host.from(user)
+                host.reenter("set_metadata_status")
                 if let metadata { host.jsonCallback("set_metadata_status", metadata, shape: .any) }
                 let parsed = host.jsonCallback("set_metadata_status arguments", arguments, shape: .object)
                 host.log.append(.metadata(key: key, arguments: parsed))
@@ -551,6 +597,7 @@ extension CBoundaryFuzz {
             }
             delegate.status = { json, user in
                 let host = Host.from(user)
+                host.reenter("status")
                 let status = host.jsonCallback("status", json, shape: .object)
                 let id = status?["errorId"]?.stringValue ?? ""
                 if status != nil && (id.isEmpty || status?["level"]?.stringValue == nil || status?["message"]?.stringValue == nil) {
