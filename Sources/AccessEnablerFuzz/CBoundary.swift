@@ -123,10 +123,9 @@ enum CBoundaryFuzz {
         try host.check()
     }
 
-    /// Runs `body` with C copies of `fields` (NUL-terminated; nil is NULL).
-    static func withCStrings<R>(_ fields: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) throws(FuzzFailure) -> R)
-        throws(FuzzFailure) -> R
-    {
+    /// Runs `body` with C copies of `fields` (NUL-terminated; nil is NULL). A body that cannot
+    /// throw makes the call non-throwing (`E` is `Never`).
+    static func withCStrings<R, E: Error>(_ fields: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) throws(E) -> R) throws(E) -> R {
         let copies = fields.map { field -> UnsafeMutablePointer<CChar>? in
             guard let field else { return nil }
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: field.count + 1)
@@ -136,18 +135,6 @@ enum CBoundaryFuzz {
         }
         defer { copies.forEach { $0?.deallocate() } }
         return try body(copies.map { $0.map { UnsafePointer($0) } })
-    }
-
-    static func withCStrings<R>(_ fields: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        let copies = fields.map { field -> UnsafeMutablePointer<CChar>? in
-            guard let field else { return nil }
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: field.count + 1)
-            for (index, byte) in field.enumerated() { copy[index] = CChar(bitPattern: byte) }
-            copy[field.count] = 0
-            return copy
-        }
-        defer { copies.forEach { $0?.deallocate() } }
-        return body(copies.map { $0.map { UnsafePointer($0) } })
     }
 
     /// The status and, when it is not AE_OK, that the thread's error message is set.
