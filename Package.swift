@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "accessenabler", type: .dynamic, targets: ["AccessEnablerCABI"]),
         // The Swift API (`import AccessEnabler`).
         .library(name: "AccessEnabler", targets: ["AccessEnabler"]),
+        // For hosts' and our tests: the partner simulator, a manual clock, a recording delegate.
+        .library(name: "AccessEnablerTesting", targets: ["AccessEnablerTesting"]),
         .executable(name: "example-player", targets: ["ExamplePlayer"]),
         // Fuzz harness functions, for the libFuzzer executables of the separate Fuzz/ package.
         .library(name: "AccessEnablerFuzz", targets: ["AccessEnablerFuzz"]),
@@ -36,6 +38,7 @@ let package = Package(
             dependencies: ["CCurl", "CSQLite", "CCrypto", "CSystem"],
             swiftSettings: strict
         ),
+        .target(name: "AccessEnablerTesting", dependencies: ["AccessEnabler"], swiftSettings: strict),
         .target(
             name: "AccessEnablerCABI",
             dependencies: ["AccessEnabler", "CAccessEnabler"],
@@ -47,12 +50,12 @@ let package = Package(
         // Fuzz harness: one function per parser of untrusted input (Fuzz/, scripts/fuzz.sh).
         .target(
             name: "AccessEnablerFuzz",
-            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler"],
+            dependencies: ["AccessEnabler", "AccessEnablerCABI", "AccessEnablerTesting", "CAccessEnabler"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "ExamplePlayer",
-            dependencies: ["AccessEnabler"],
+            dependencies: ["AccessEnabler", "AccessEnablerTesting"],
             path: "Examples/SwiftPlayer",
             swiftSettings: strict
         ),
@@ -65,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AccessEnablerTests",
-            dependencies: ["AccessEnabler", "AccessEnablerCABI", "CAccessEnabler", "AccessEnablerFuzz"],
+            dependencies: ["AccessEnabler", "AccessEnablerCABI", "AccessEnablerTesting", "CAccessEnabler", "AccessEnablerFuzz"],
             swiftSettings: strict
         ),
     ]

@@ -16,6 +16,7 @@
 // gives the viewer's e-mail address, passed as getAuthentication's data. `--api v1` speaks the
 // legacy REST API V1 instead of V2: the calls and callbacks are the same.
 import AccessEnabler
+import AccessEnablerTesting
 import Foundation
 
 struct Options {

@@ -3,6 +3,7 @@
 // simulated platform's reading of a Base64 SAML request.
 import FoundationEssentials
 import AccessEnabler
+import AccessEnablerTesting
 
 /// Input: the whole input is the SAML text a partner framework returns (invalid UTF-8 is
 /// replaced, as a String from the host would be).

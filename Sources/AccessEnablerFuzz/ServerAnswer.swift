@@ -3,6 +3,7 @@
 // through the SDK's own request path: V2Backend / V1Backend → RequestExecutor.send → decoding,
 // with an in-memory transport that hands back the fuzzed answer.
 import AccessEnabler
+import AccessEnablerTesting
 
 /// Input: byte 0 picks the operation (0–11 V2 endpoints, 12–14 DCR and item shapes, 15 the token
 /// store's JSON, 16–26 V1 endpoints), byte 1 the HTTP status, byte 2 the Content-Type; the rest

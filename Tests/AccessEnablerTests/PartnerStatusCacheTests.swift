@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 @testable import AccessEnabler
+import AccessEnablerTesting
 import Foundation
 import Testing
 

@@ -4,6 +4,16 @@ import Glibc
 /// Wall-clock time in milliseconds since the Unix epoch. Injected so tests can move time.
 package protocol WallClock: Sendable {
     func nowMillis() -> Int64
+    /// Waits `millis` of this clock's time; returns early when the task is cancelled. Timers of
+    /// the flows (polling, retries, backoff) sleep here, so tests run them on virtual time.
+    func sleep(millis: Int64) async
+}
+
+extension WallClock {
+    package func sleep(millis: Int64) async {
+        guard millis > 0 else { return }
+        try? await Task.sleep(nanoseconds: Limits.nanoseconds(millis: millis))
+    }
 }
 
 package struct SystemClock: WallClock {

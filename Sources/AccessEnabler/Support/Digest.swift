@@ -2,9 +2,9 @@
 import CCrypto
 
 /// Message digests from the system's libcrypto.
-enum Digest {
-    static func sha256Hex(_ text: String) -> String { hex(digest(Array(text.utf8), EVP_sha256())) }
-    static func md5Hex(_ text: String) -> String { hex(digest(Array(text.utf8), EVP_md5())) }
+package enum Digest {
+    package static func sha256Hex(_ text: String) -> String { hex(digest(Array(text.utf8), EVP_sha256())) }
+    package static func md5Hex(_ text: String) -> String { hex(digest(Array(text.utf8), EVP_md5())) }
 
     private static func digest(_ bytes: [UInt8], _ type: OpaquePointer?) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
@@ -15,7 +15,7 @@ enum Digest {
         return ok == 1 ? Array(out.prefix(Int(length))) : []
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(bytes.count * 2)
@@ -27,7 +27,7 @@ enum Digest {
     }
 
     /// Cryptographically random bytes (RAND_bytes), for generated ids.
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         if RAND_bytes(&bytes, Int32(count)) != 1 {
             var generator = SystemRandomNumberGenerator()

@@ -37,6 +37,9 @@ package final class ServerClock: WallClock, Sendable {
     ///   - boot: the boot clock in ms (injected by tests).
     ///   - anchor: an anchor of this boot, from the store.
     ///   - latestServerMillis: the latest server time ever seen (any boot), from the store.
+    /// Sleeps on the local clock (a server-time offset does not change durations).
+    package func sleep(millis: Int64) async { await local.sleep(millis: millis) }
+
     package init(local: any WallClock, boot: @escaping @Sendable () -> Int64 = bootMillis, anchor: Anchor? = nil,
                  latestServerMillis: Int64? = nil, onAnchor: @escaping @Sendable (Anchor) -> Void = { _ in })
     {

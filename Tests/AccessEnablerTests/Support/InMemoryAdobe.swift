@@ -150,15 +150,6 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
     }
 }
 
-/// A wall clock the test moves.
-final class ManualClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var now: Int64
-    init(_ now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) { self.now = now }
-    func nowMillis() -> Int64 { lock.lock(); defer { lock.unlock() }; return now }
-    func advance(_ millis: Int64) { lock.lock(); now += millis; lock.unlock() }
-}
-
 extension Settings {
     /// Settings for tests: in-memory store, no pacing, fast polling.
     static func test(storagePath: String? = nil) -> Settings {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-import AccessEnabler
+public import AccessEnabler
 import Foundation
-import Testing
+
 
 /// A delegate that records every callback, in order, with the thread it ran on.
-final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendable {
-    enum Entry: Equatable, CustomStringConvertible {
+package final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendable {
+    package enum Entry: Equatable, CustomStringConvertible {
         case requestorComplete(Int32)
         case authenticationStatus(Int32, String)
         case token(String, String)
@@ -18,7 +18,7 @@ final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendabl
         case preauthorized([String])
         case status(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .requestorComplete(let value): "requestorComplete(\(value))"
             case .authenticationStatus(let value, let code): "authenticationStatus(\(value), \(code))"
@@ -37,7 +37,9 @@ final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendabl
 
     private let lock = NSLock()
     private var entries: [Entry] = []
-    private(set) var statuses: [AdvancedStatus] = []
+    package private(set) var statuses: [AdvancedStatus] = []
+
+    package init() {}
     private var threads = Set<UInt>()
 
     private func record(_ entry: Entry) {
@@ -47,52 +49,50 @@ final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendabl
         lock.unlock()
     }
 
-    var all: [Entry] { lock.lock(); defer { lock.unlock() }; return entries }
-    var callbackThreads: Int { lock.lock(); defer { lock.unlock() }; return threads.count }
-    var allStatuses: [AdvancedStatus] { lock.lock(); defer { lock.unlock() }; return statuses }
+    package var all: [Entry] { lock.lock(); defer { lock.unlock() }; return entries }
+    package var callbackThreads: Int { lock.lock(); defer { lock.unlock() }; return threads.count }
+    package var allStatuses: [AdvancedStatus] { lock.lock(); defer { lock.unlock() }; return statuses }
 
     /// Entries without tracking data (most tests assert on the rest).
-    var main: [Entry] { all.filter { if case .tracking = $0 { false } else { true } } }
+    package var main: [Entry] { all.filter { if case .tracking = $0 { false } else { true } } }
 
     /// Waits until an entry matches (polling the recording), up to `seconds`.
     @discardableResult
-    func wait(_ seconds: Double = 10, for match: (Entry) -> Bool) async throws -> Entry {
+    package func wait(_ seconds: Double = 10, for match: (Entry) -> Bool) async throws -> Entry {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let entry = all.first(where: match) { return entry }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        Issue.record("timed out waiting; recorded: \(all)")
-        throw CancellationError()
+        throw RecorderTimeout(description: "timed out waiting; recorded: \(all)")
     }
 
-    func waitCount(_ count: Int, _ seconds: Double = 10, where match: (Entry) -> Bool) async throws {
+    package func waitCount(_ count: Int, _ seconds: Double = 10, where match: (Entry) -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if all.filter(match).count >= count { return }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        Issue.record("timed out waiting for \(count); recorded: \(all)")
-        throw CancellationError()
+        throw RecorderTimeout(description: "timed out waiting for \(count); recorded: \(all)")
     }
 
-    func status(_ id: String) -> AdvancedStatus? { allStatuses.first { $0.errorID == id } }
+    package func status(_ id: String) -> AdvancedStatus? { allStatuses.first { $0.errorID == id } }
 
-    func setRequestorComplete(_ status: Int32) { record(.requestorComplete(status)) }
-    func setAuthenticationStatus(_ status: Int32, errorCode: String) { record(.authenticationStatus(status, errorCode)) }
-    func setToken(_ token: String, forResource resource: String) { record(.token(token, resource)) }
-    func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
+    package func setRequestorComplete(_ status: Int32) { record(.requestorComplete(status)) }
+    package func setAuthenticationStatus(_ status: Int32, errorCode: String) { record(.authenticationStatus(status, errorCode)) }
+    package func setToken(_ token: String, forResource resource: String) { record(.token(token, resource)) }
+    package func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
         record(.tokenFailed(resource, errorCode, errorDescription))
     }
-    func selectedProvider(_ mvpd: MVPD?) { record(.selected(mvpd?.id)) }
-    func displayProviderDialog(_ mvpds: [MVPD]) { record(.dialog(mvpds.map(\.id))) }
-    func navigate(toUrl url: String) { record(.navigate(url)) }
-    func sendTrackingData(_ data: [String], forEventType event: Int32) { record(.tracking(event, data)) }
-    func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: Int32, andArguments arguments: JSONValue) {
+    package func selectedProvider(_ mvpd: MVPD?) { record(.selected(mvpd?.id)) }
+    package func displayProviderDialog(_ mvpds: [MVPD]) { record(.dialog(mvpds.map(\.id))) }
+    package func navigate(toUrl url: String) { record(.navigate(url)) }
+    package func sendTrackingData(_ data: [String], forEventType event: Int32) { record(.tracking(event, data)) }
+    package func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: Int32, andArguments arguments: JSONValue) {
         record(.metadata(metadata, encrypted, key))
     }
-    func preauthorizedResources(_ resources: [String]) { record(.preauthorized(resources)) }
-    func status(_ status: AdvancedStatus) {
+    package func preauthorizedResources(_ resources: [String]) { record(.preauthorized(resources)) }
+    package func status(_ status: AdvancedStatus) {
         lock.lock()
         statuses.append(status)
         lock.unlock()
@@ -101,12 +101,17 @@ final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendabl
 }
 
 extension Recorder.Entry {
-    var isRequestorComplete: Bool { if case .requestorComplete = self { true } else { false } }
-    var isAuthenticationStatus: Bool { if case .authenticationStatus = self { true } else { false } }
-    var isTokenOutcome: Bool {
+    package var isRequestorComplete: Bool { if case .requestorComplete = self { true } else { false } }
+    package var isAuthenticationStatus: Bool { if case .authenticationStatus = self { true } else { false } }
+    package var isTokenOutcome: Bool {
         switch self {
         case .token, .tokenFailed: true
         default: false
         }
     }
+}
+
+/// A wait that ended without the callback it waited for (a test that throws it fails with the recording).
+package struct RecorderTimeout: Error, CustomStringConvertible {
+    package let description: String
 }

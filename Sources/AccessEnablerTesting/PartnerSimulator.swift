@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import AccessEnabler
 import FoundationEssentials
 
 /// A scriptable stand-in for a platform's TV-provider SSO (tests, the emulator demo, the example
