@@ -33,7 +33,51 @@ package enum Event: Sendable {
     case preauthorizeResponse(PreauthorizeResponse, completion: @Sendable (PreauthorizeResponse) -> Void)
 }
 
+/// The identity of one public call (setRequestor, getAuthorization, ...): given by the facade
+/// when it accepts the call, carried with its command through the engine and the flows, and
+/// with the event that ends it, so the async API resumes the caller it belongs to.
+package struct CallID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let value: UInt64
+    package init(_ value: UInt64) { self.value = value }
+    package static func < (lhs: CallID, rhs: CallID) -> Bool { lhs.value < rhs.value }
+    package var description: String { "call#\(value)" }
+}
+
+/// A command with the identity of the call that made it.
+package struct Call: Sendable {
+    package let id: CallID
+    package let command: Command
+    package init(_ id: CallID, _ command: Command) {
+        self.id = id
+        self.command = command
+    }
+}
+
+/// An event with the calls it belongs to. The event that ends a call (`ends`) names it alone,
+/// with the advanced status that explains its outcome (`explanation`: the status delivered just
+/// before it for that call, e.g. Z100 before tokenRequestFailed; nil when none). Events of a call
+/// in progress (the provider dialog, the code to show, a logout's statuses) name every call
+/// waiting for that flow; events of no call (tracking data, warnings) name none.
+package struct Emission: Sendable {
+    package var event: Event
+    package var calls: [CallID]
+    package var ends: Bool
+    package var explanation: AdvancedStatus?
+
+    package init(_ event: Event, calls: [CallID] = [], ends: Bool = false, explanation: AdvancedStatus? = nil) {
+        self.event = event
+        self.calls = calls
+        self.ends = ends
+        self.explanation = explanation
+    }
+
+    /// The event that ends `call`.
+    package static func end(_ call: CallID, _ event: Event, explanation: AdvancedStatus? = nil) -> Emission {
+        Emission(event, calls: [call], ends: true, explanation: explanation)
+    }
+}
+
 /// Where the engine sends events (the facade's callback queue; a recorder in tests).
 package protocol EventSink: Sendable {
-    func emit(_ event: Event)
+    func emit(_ emission: Emission)
 }
