@@ -201,26 +201,68 @@ import Testing
         #expect(try await enabler.async.checkAuthentication() == false)
     }
 
-    @Test func aCallThatWouldWaitForTheCallItIsPartOfIsRefused() async throws {
+    /// Call identity: a call made inside another call's work runs at once with its own answer
+    /// (the matching layer this replaced refused it, as it would have waited for its caller).
+    @Test func callsInsideAnotherCallsWorkGetTheirOwnAnswers() async throws {
         let emulator = try EmulatorProcess()
         let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         let nested = Locked<[String]>([])
         await #expect(throws: AuthenticationError.self) {
             try await enabler.async.getAuthentication(selectProvider: { _ in
-                do {
-                    _ = try await enabler.async.checkAuthentication()
-                } catch {
-                    nested.withLock { $0.append("\(error)") }
-                }
-                // Shared calls run inside: the device id is at hand.
+                let authenticated = try? await enabler.async.checkAuthentication()
+                nested.withLock { $0.append("authenticated: \(authenticated.map(String.init) ?? "error")") }
                 let device = try? await enabler.async.getMetadata(MetadataKey(opCode: MetadataKey.deviceID))
                 nested.withLock { $0.append(device?.value?.stringValue ?? "none") }
                 return nil
             })
         }
-        #expect(nested.withLock { $0 } == ["checkAuthentication cannot run inside another async call of this client",
-                                          "swift-async-device"])
+        #expect(nested.withLock { $0 } == ["authenticated: false", "swift-async-device"])
+    }
+
+    /// Call identity: the callback API and async calls mixed on one client, from several threads,
+    /// while a login the callback API started is in progress: each async call gets its own
+    /// answer, never the login's, and the delegate still gets every callback.
+    @Test func mixedCallbackAndAsyncCallsFromSeveralThreads() async throws {
+        let emulator = try EmulatorProcess()
+        let (enabler, recorder) = try await readyClient(emulator)
+        defer { enabler.shutdown() }
+        try enabler.getAuthentication()  // the callback API: a login waits for the dialog's answer
+        try await recorder.wait { if case .dialog = $0 { true } else { false } }
+        // While it waits, checkAuthentication of either API answers 0 for itself only.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    if index % 3 == 0 {
+                        try enabler.checkAuthentication()
+                    } else {
+                        #expect(try await enabler.async.checkAuthentication() == false)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // An async getAuthentication joins the login; the callback host answers the dialog from
+        // another thread; both end together, and the async call gets its own success.
+        let shown = Locked<RegistrationCode?>(nil)
+        let login = Task {
+            try await enabler.async.getAuthentication(selectProvider: { _ in "Cablevision" },
+                                                      showCode: { code in shown.withLock { $0 = code } })
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)  // the async call is queued behind the login
+        let host = Thread { try? enabler.setSelectedProvider("Cablevision") }
+        host.start()
+        let regcode = try await recorder.wait { if case .status("REGCODE") = $0 { true } else { false } }
+        #expect(regcode == .status("REGCODE"))
+        let code = try #require(recorder.status("REGCODE")?.extras["code"]?.stringValue)
+        _ = try await emulator.control("POST", "login", ["code": code])
+        try await login.value
+        #expect(shown.withLock { $0?.code } == code)  // the async caller saw its login's code
+        let successes = recorder.all.filter { $0 == .authenticationStatus(1, AccessEnablerErrorCode.userAuthenticated) }
+        #expect(successes.count == 2)  // one per waiter: the callback call and the async one
+        let failures = recorder.all.filter { $0 == .authenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated) }
+        #expect(failures.count == 12)  // the twelve checks, answered while the login waited
+        #expect(try await enabler.async.checkAuthentication() == true)
     }
 
     @Test func eventLoopModeAnswersWhenTheHostDispatches() async throws {

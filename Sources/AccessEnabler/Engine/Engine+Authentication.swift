@@ -6,20 +6,26 @@ extension Engine {
     /// No HTTP request. With a partner framework the partner was just asked for its status (the
     /// engine's partner gate; VSA403 / VSA404 / APPL_ERROR come from there), and a partner profile
     /// counts only while that status is usable (ProfileUse).
-    func checkAuthentication() {
-        reportAuthentication(currentProfile())
+    func checkAuthentication(_ call: CallID, explanation: AdvancedStatus? = nil) {
+        reportAuthentication(call, currentProfile(), explanation: explanation)
     }
 
     /// `data`: promotional TempPass takes the viewer's identity from it (AP-TempPass-Identity).
-    func getAuthentication(force: Bool, data: JSONValue? = nil, filter: JSONValue? = nil) {
+    func getAuthentication(_ call: CallID, force: Bool, data: JSONValue? = nil, filter: JSONValue? = nil) {
         if !force, let profile = currentProfile() {
-            reportAuthentication(profile)
+            reportAuthentication(call, profile)
             return
         }
         // The free preview is over; the viewer may choose another provider (or the TempPass again: N111 + 0).
-        if let expired = expiredTempPass() { emit(.status(StatusCatalog.tempPassExpired(mvpd: expired.mvpd))) }
-        joinLogin(.authentication, filter: filter, tempPassIdentity: Self.tempPassIdentity(data))
+        if let expired = expiredTempPass() { emit(.status(StatusCatalog.tempPassExpired(mvpd: expired.mvpd)), calls: [call]) }
+        joinLogin(.authentication(call), filter: filter, tempPassIdentity: Self.tempPassIdentity(data))
     }
+
+    /// The calls waiting for the login in progress (its progress events are theirs).
+    var loginCalls: [CallID] { login?.waiters.map(\.call) ?? [] }
+
+    /// Sends an event of the login in progress (the dialog, the code, a fallback's status).
+    func progress(_ event: Event) { emit(event, calls: loginCalls) }
 
     /// Adds a waiter to the login in progress, or starts one: with the platform's picker when a
     /// partner framework is configured and an MVPD supports it, else with the provider dialog.
@@ -36,11 +42,13 @@ extension Engine {
         if settings.partner != nil, let requestor, !requestor.configuration.pickerProviders(filter: filter).supported.isEmpty {
             login?.taskID = spawn { await self.runPartnerLogin(loginID, filter: filter) }
         } else {
-            emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+            progress(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
         }
     }
 
-    func setSelectedProvider(_ id: String?) {
+    /// A selection made during a login answers it: the call ends with the login (its waiters get
+    /// the outcome). Without a login, a selection starts one whose waiter is this call.
+    func setSelectedProvider(_ call: CallID, _ id: String?) {
         guard let requestor else { return }
         guard let id else {
             try? store.setSelectedMVPD(scope, requestor: requestor.id, nil)
@@ -48,11 +56,11 @@ extension Engine {
                 endLogin(code: AccessEnablerErrorCode.providerNotSelected,
                          status: AdvancedStatus("N005", .info, "The MVPD selection was cancelled."))
             } else {
-                emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.providerNotSelected))
+                end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.providerNotSelected))
             }
             return
         }
-        if login == nil { login = Login(id: newLoginID(), waiters: [.authentication]) }
+        if login == nil { login = Login(id: newLoginID(), waiters: [.authentication(call)]) }
         guard let mvpd = requestor.configuration.mvpd(id) else {
             endLogin(code: AccessEnablerErrorCode.genericAuthentication,
                      status: AdvancedStatus("N500", .error, "MVPD '\(id)' is not in the requestor's configuration."))
@@ -83,7 +91,7 @@ extension Engine {
         login?.taskID = taskID
     }
 
-    func handleExternalURL(_ url: String) {
+    func handleExternalURL(_ call: CallID, _ url: String) {
         if let login, login.code != nil {
             login.wakeup.wake()  // the browser says the login is done: look at once
             return
@@ -92,8 +100,9 @@ extension Engine {
             logoutRedirectPending = false  // the end of a browser logout (its status was already sent)
             return
         }
-        emit(.status(AdvancedStatus("N130", .error, "handleExternalURL: no login is in progress (APIs called out of order).")))
-        emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
+        let status = AdvancedStatus("N130", .error, "handleExternalURL: no login is in progress (APIs called out of order).")
+        emit(.status(status), calls: [call])
+        end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication), explanation: status)
     }
 
     /// Ends the login in progress (if any) for every waiter.
@@ -107,23 +116,34 @@ extension Engine {
         guard let flow = login, flow.id == loginID else { return }
         login = nil
         switch outcome {
+        // Each waiter's call ends here: getAuthentication's with set_authentication_status,
+        // getAuthorization's with its token outcome (after its authorization).
         case .success(let profile):
             for waiter in flow.waiters {
-                if let status = StatusCatalog.authenticated(profile) { emit(.status(status)) }  // N010 / N011
-                emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
+                let status = StatusCatalog.authenticated(profile)  // N010 / N011
+                if let status { emit(.status(status), calls: [waiter.call]) }
+                let authenticated = Event.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated)
+                switch waiter {
+                case .authentication(let call): end(call, authenticated, explanation: status)
+                case .authorization: emit(authenticated, calls: [waiter.call])
+                }
                 trackAuthentication(success: true, profile: profile, cached: false)
-                if case .authorization(let resource) = waiter {
-                    startAuthorization(resource, check: false, profile: profile, afterLogin: true)
+                if case .authorization(let call, let resource) = waiter {
+                    startAuthorization(call, resource, check: false, profile: profile, afterLogin: true)
                 }
             }
         case .failure(let code, let status):
-            if let status { emit(.status(status)) }
+            if let status { emit(.status(status), calls: flow.waiters.map(\.call)) }
             for waiter in flow.waiters {
-                emit(.setAuthenticationStatus(0, code))
+                switch waiter {
+                case .authentication(let call): end(call, .setAuthenticationStatus(0, code), explanation: status)
+                case .authorization: emit(.setAuthenticationStatus(0, code), calls: [waiter.call])
+                }
                 trackAuthentication(success: false, profile: nil, cached: false)
-                if case .authorization(let resource) = waiter {
-                    emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                             description: status?.message ?? "The viewer did not authenticate."))
+                if case .authorization(let call, let resource) = waiter {
+                    end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                                  description: status?.message ?? "The viewer did not authenticate."),
+                        explanation: status)
                     trackAuthorization(success: false, profile: nil)
                 }
             }
@@ -238,13 +258,13 @@ extension Engine {
     func presentCode(_ code: String, url: String, deadline: Int64, mvpd: String) {
         login?.code = code
         if settings.loginMode == .browser {
-            emit(.navigateToURL(url))
+            progress(.navigateToURL(url))
         } else {
             var extras: [String: JSONValue] = ["code": .string(code), "url": .string(url), "notAfter": .int(deadline)]
             if let activation = settings.activationURL { extras["activationUrl"] = .string(activation) }
             extras["mvpd"] = .string(mvpd)
-            emit(.status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
-                                        extras: extras)))
+            progress(.status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
+                                            extras: extras)))
         }
     }
 

@@ -3,25 +3,25 @@
 /// checkAuthorization / getAuthorization: one decisions/authorize request for a viewer with a
 /// valid profile; getAuthorization logs in first when needed.
 extension Engine {
-    func authorization(_ resource: String, check: Bool) {
+    func authorization(_ call: CallID, _ resource: String, check: Bool) {
         guard let profile = currentProfile() else {
             if check {
-                emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                         description: "The viewer is not authenticated."))
+                end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                              description: "The viewer is not authenticated."))
                 trackAuthorization(success: false, profile: nil)
             } else {
-                joinLogin(.authorization(resource))
+                joinLogin(.authorization(call, resource))
             }
             return
         }
-        startAuthorization(resource, check: check, profile: profile, afterLogin: false)
+        startAuthorization(call, resource, check: check, profile: profile, afterLogin: false)
     }
 
-    func startAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) {
-        spawn { await self.runAuthorization(resource, check: check, profile: profile, afterLogin: afterLogin) }
+    func startAuthorization(_ call: CallID, _ resource: String, check: Bool, profile: Profile, afterLogin: Bool) {
+        spawn { await self.runAuthorization(call, resource, check: check, profile: profile, afterLogin: afterLogin) }
     }
 
-    private func runAuthorization(_ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
+    private func runAuthorization(_ call: CallID, _ resource: String, check: Bool, profile: Profile, afterLogin: Bool) async {
         guard let requestor else { return }
         // A partner profile is decided on only with a usable partner status (ProfileUse): without
         // one no request goes out, and the viewer counts as not authenticated.
@@ -29,7 +29,7 @@ extension Engine {
         if ProfileUse.isPartnerProfile(profile) {
             switch await partnerHeaderForDecisions(profile) {
             case .success(let header): partnerStatus = header
-            case .failure(let refusal): return denied(resource, check: check, profile: profile, error: refusal, afterLogin: afterLogin)
+            case .failure(let refusal): return denied(call, resource, check: check, profile: profile, error: refusal, afterLogin: afterLogin)
             }
             if Task.isCancelled { return }
         }
@@ -63,13 +63,13 @@ extension Engine {
             if case .enhanced(let enhanced, _) = error.error, StatusCatalog.needsAuthentication(enhanced)
                 || StatusCatalog.isTempPassOver(enhanced) || StatusCatalog.isPartnerStatusRefusal(enhanced)
             {
-                denied(resource, check: check, profile: profile, error: enhanced, afterLogin: afterLogin)
+                denied(call, resource, check: check, profile: profile, error: enhanced, afterLogin: afterLogin)
                 return
             }
             let status = StatusCatalog.authorizationFailure(error)
-            emit(.status(status))
-            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                     description: status.message))
+            emit(.status(status), calls: [call])
+            end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                          description: status.message), explanation: status)
             trackAuthorization(success: false, profile: profile, error: status.enhancedError)
             return
         }
@@ -78,23 +78,24 @@ extension Engine {
         guard let decision = decisions.first(where: { $0.resource.trimmedSpaces == wanted })
             ?? (decisions.count == 1 ? decisions.first : nil)
         else {
-            malformed(resource, profile: profile, detail: "no decision for the resource")
+            malformed(call, resource, profile: profile, detail: "no decision for the resource")
             return
         }
         guard decision.authorized else {
-            denied(resource, check: check, profile: profile, error: decision.error, afterLogin: afterLogin)
+            denied(call, resource, check: check, profile: profile, error: decision.error, afterLogin: afterLogin)
             return
         }
         guard let token = decision.token else {
-            malformed(resource, profile: profile, detail: "a permit without a media token")
+            malformed(call, resource, profile: profile, detail: "a permit without a media token")
             return
         }
         // Z010 (degradation rule) / Z011 (TempPass) before the token, as other statuses precede their callback.
-        if let status = StatusCatalog.authorized(source: decision.source, mvpd: profile.mvpd) { emit(.status(status)) }
+        let status = StatusCatalog.authorized(source: decision.source, mvpd: profile.mvpd)
+        if let status { emit(.status(status), calls: [call]) }
         // The token goes out before the expiry is stored: that is a durable write (an fsync), and
         // the host should not wait for it. A getMetadata(1) from the set_token callback still sees
         // it, as the engine runs that command only once this method has returned.
-        emit(.setToken(token.serializedToken, resource: resource))
+        end(call, .setToken(token.serializedToken, resource: resource), explanation: status)
         if let notAfter = decision.notAfter ?? token.notAfter {
             try? store.saveAuthorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource,
                                                notAfter: notAfter)
@@ -102,12 +103,12 @@ extension Engine {
         trackAuthorization(success: true, profile: profile)
     }
 
-    private func denied(_ resource: String, check: Bool, profile: Profile, error: EnhancedError?, afterLogin: Bool) {
+    private func denied(_ call: CallID, _ resource: String, check: Bool, profile: Profile, error: EnhancedError?, afterLogin: Bool) {
         // A TempPass whose token Adobe no longer has (V1 answers so when the pass ends) is over too.
         let tempPassOver = StatusCatalog.isTempPassOver(error) || (profile.isTemporary && StatusCatalog.needsAuthentication(error))
         let status = tempPassOver ? StatusCatalog.tempPassExpired(mvpd: profile.mvpd, error)
             : StatusCatalog.authorizationDenial(error)
-        emit(.status(status))
+        emit(.status(status), calls: [call])
         // Adobe refused the partner status (or the SDK did not send a decision without a usable
         // one): the viewer is not authenticated through the platform now, but Adobe keeps the
         // profile (a usable status later makes it count again), so it stays in the store.
@@ -121,24 +122,25 @@ extension Engine {
                 try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
             }
             if !check && !afterLogin {
-                joinLogin(.authorization(resource))
+                joinLogin(.authorization(call, resource))
                 return
             }
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
-            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                     description: status.message))
+            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), calls: [call])
+            end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                                          description: status.message), explanation: status)
         } else {
-            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthorized,
-                                     description: error?.details ?? error?.message ?? ""))
+            end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthorized,
+                                          description: error?.details ?? error?.message ?? ""), explanation: status)
         }
         trackAuthorization(success: false, profile: profile, error: error)
     }
 
-    private func malformed(_ resource: String, profile: Profile, detail: String) {
+    private func malformed(_ call: CallID, _ resource: String, profile: Profile, detail: String) {
         let error = ServiceError.malformed(operation: "decisions/authorize", detail: detail).enhancedError
-        emit(.status(AdvancedStatus("Z500", .error, error.message ?? detail, enhancedError: error)))
-        emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                 description: error.message ?? detail))
+        let status = AdvancedStatus("Z500", .error, error.message ?? detail, enhancedError: error)
+        emit(.status(status), calls: [call])
+        end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                      description: error.message ?? detail), explanation: status)
         trackAuthorization(success: false, profile: profile, error: error)
     }
 }

@@ -364,9 +364,9 @@ extension Engine {
         var request = PartnerMetadataRequest(channelIdentifier: channelIdentifier, isInterruptionAllowed: true)
         request.supportedAccountProviderIdentifiers = providers.supported
         request.featuredAccountProviderIdentifiers = providers.featured
-        emit(.presentTvProviderDialog(dialog))
+        progress(.presentTvProviderDialog(dialog))
         let picked = await Self.ask(timeoutMillis: timeout(interactive: true)) { partner.enqueue(request, reply: $0) }
-        emit(.dismissTvProviderDialog(dialog))
+        progress(.dismissTvProviderDialog(dialog))
         guard login?.id == loginID, !Task.isCancelled else { return }
         let metadata: PartnerMetadata
         switch picked {
@@ -449,8 +449,8 @@ extension Engine {
     func partnerFallback(_ loginID: Int, _ status: AdvancedStatus) {
         guard login?.id == loginID else { return }
         login?.taskID = nil
-        emit(.status(status))
-        emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
+        progress(.status(status))
+        progress(.displayProviderDialog(requestor?.configuration.mvpds ?? []))
     }
 }
 

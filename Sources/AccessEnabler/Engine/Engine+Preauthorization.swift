@@ -18,29 +18,32 @@ extension Engine {
         var learnedLimit: Int?
     }
 
-    func checkPreauthorizedResources(_ resources: [String], cache: Bool) {
+    func checkPreauthorizedResources(_ call: CallID, _ resources: [String], cache: Bool) {
         let unique = Self.unique(resources)
         guard let profile = currentProfile() else {
-            emit(.preauthorizedResources([]))
+            end(call, .preauthorizedResources([]))
             return
         }
         spawn {
             let outcome = await self.preauthorizations(unique, profile: profile, useCache: cache)
-            if let failure = outcome.failure {
-                // A refused partner status says "not authenticated" (N000 / VSA403 / VSA404), as for getAuthorization.
-                self.emit(.status(StatusCatalog.isPartnerStatusRefusal(failure) ? StatusCatalog.authorizationDenial(failure)
-                    : StatusCatalog.preauthorizationFailure(failure)))
+            // A refused partner status says "not authenticated" (N000 / VSA403 / VSA404), as for getAuthorization.
+            let status = outcome.failure.map { failure in
+                StatusCatalog.isPartnerStatusRefusal(failure) ? StatusCatalog.authorizationDenial(failure)
+                    : StatusCatalog.preauthorizationFailure(failure)
             }
-            self.emit(.preauthorizedResources(unique.filter { outcome.decisions[$0]?.authorized == true }))
+            if let status { self.emit(.status(status), calls: [call]) }
+            self.end(call, .preauthorizedResources(unique.filter { outcome.decisions[$0]?.authorized == true }), explanation: status)
         }
     }
 
-    func preauthorize(_ request: PreauthorizeRequest, completion: @escaping @Sendable (PreauthorizeResponse) -> Void) {
+    func preauthorize(_ call: CallID, _ request: PreauthorizeRequest,
+                      completion: @escaping @Sendable (PreauthorizeResponse) -> Void)
+    {
         let unique = Self.unique(request.resources)
         guard let profile = currentProfile() else {
             let error = EnhancedError.sdk("authentication_session_missing", action: "authentication",
                                           message: "The viewer is not authenticated.")
-            emit(.preauthorizeResponse(Self.allDenied(unique, error), completion: completion))
+            end(call, .preauthorizeResponse(Self.allDenied(unique, error), completion: completion))
             return
         }
         let useCache = !request.disabledFeatures.contains(.localCache)
@@ -51,8 +54,8 @@ extension Engine {
                 return PreauthorizeResponse.Decision(id: resource, authorized: decision.authorized, error: decision.error)
             }
             let allFailed = outcome.failedResources == unique.count && !unique.isEmpty
-            self.emit(.preauthorizeResponse(PreauthorizeResponse(decisions: decisions, status: allFailed ? outcome.failure : nil),
-                                            completion: completion))
+            self.end(call, .preauthorizeResponse(PreauthorizeResponse(decisions: decisions, status: allFailed ? outcome.failure : nil),
+                                                 completion: completion))
         }
     }
 

@@ -2,22 +2,22 @@
 
 /// getSelectedProvider, getMetadata and logout.
 extension Engine {
-    func getSelectedProvider() {
+    func getSelectedProvider(_ call: CallID) {
         guard let requestor else { return }
         let selected = (try? store.selectedMVPD(scope, requestor: requestor.id)) ?? currentProfile()?.mvpd
         let mvpd = selected.map { requestor.configuration.mvpd($0) ?? MVPD(id: $0, displayName: $0) }
-        emit(.selectedProvider(mvpd))
+        end(call, .selectedProvider(mvpd))
     }
 
     /// Opcodes 0 and 1 answer an expiry in ms since the epoch, 2 the device id, 3 a profile
     /// attribute (or `tokenSource`, derived from the profile's type and issuer). V1 reads the user
     /// metadata first when the profile does not have it yet (Engine+V1.swift).
-    func getMetadata(_ key: MetadataKey) {
-        if deferMetadata(key) { return }
-        answerMetadata(key)
+    func getMetadata(_ call: CallID, _ key: MetadataKey) {
+        if deferMetadata(call, key) { return }
+        answerMetadata(call, key)
     }
 
-    func answerMetadata(_ key: MetadataKey) {
+    func answerMetadata(_ call: CallID, _ key: MetadataKey) {
         let profile = currentProfile()
         var value: JSONValue?
         var encrypted = false
@@ -43,14 +43,14 @@ extension Engine {
                 encrypted = attribute.isEncrypted
             }
         }
-        emit(.setMetadataStatus(value, encrypted: encrypted, key: key.opCode, arguments: key.arguments))
+        end(call, .setMetadataStatus(value, encrypted: encrypted, key: key.opCode, arguments: key.arguments))
     }
 
     /// Removes the local profiles first (so checkAuthentication answers 0 at once, and a logout
     /// never fails for the viewer), then tells Adobe — except, in V2, for TempPass profiles: Adobe
     /// needs no logout for them ("not required"; it would answer `complete`) and their TempPass goes
     /// on. V1 logs the device out once, TempPass included (Engine+V1.swift).
-    func logout() {
+    func logout(_ call: CallID) {
         guard let requestor else { return }
         endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
         let deviceID = context.withLock { $0.deviceID }
@@ -67,14 +67,14 @@ extension Engine {
         }
         preauthorizationCache = [:]
         if case .v1(let backend) = requestor.backend, !stored.isEmpty {
-            spawn { await self.runV1Logout(requestor, backend: backend, profile: current) }
+            spawn { await self.runV1Logout(call, requestor, backend: backend, profile: current) }
             return
         }
         guard !loggedOut.isEmpty else {
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
             return
         }
-        spawn { await self.runLogout(requestor, profiles: loggedOut) }
+        spawn { await self.runLogout(call, requestor, profiles: loggedOut) }
     }
 
     /// VSA203: the viewer must also sign out of the platform's TV provider account, or the silent
@@ -87,7 +87,7 @@ extension Engine {
     /// One logout request per MVPD. VSA203 comes for every partner profile whatever Adobe answers
     /// (also when Adobe cannot be reached: the viewer must still sign out of the platform), and for
     /// Adobe's `partner_logout` action.
-    private func runLogout(_ requestor: Requestor, profiles: [Profile]) async {
+    private func runLogout(_ call: CallID, _ requestor: Requestor, profiles: [Profile]) async {
         guard case .v2(let backend) = requestor.backend else { return }
         let partnerMVPDs = Set(profiles.filter(ProfileUse.isPartnerProfile).map(\.mvpd))
         let mvpds = profiles.map(\.mvpd)
@@ -109,24 +109,24 @@ extension Engine {
             switch answer {
             case .success(let logouts):
                 if partnerMVPDs.contains(mvpd) || logouts.values.contains(where: { $0.actionName == "partner_logout" }) {
-                    emit(.status(Self.platformSignOut(mvpd)))
+                    emit(.status(Self.platformSignOut(mvpd)), calls: [call])
                 }
                 for action in logouts.values where action.actionName == "logout" {
                     guard let url = action.url.map(backend.absolute) else { continue }
                     if settings.loginMode == .browser {
                         logoutRedirectPending = true
-                        emit(.navigateToURL(url))
+                        emit(.navigateToURL(url), calls: [call])
                     } else {
                         emit(.status(AdvancedStatus("LOGOUT", .info, "Open the MVPD's logout page to end its session too.",
-                                                    extras: ["url": .string(url), "mvpd": .string(mvpd)])))
+                                                    extras: ["url": .string(url), "mvpd": .string(mvpd)])), calls: [call])
                     }
                 }
             case .failure(let failure):
                 logger.warning("logout of \(mvpd) could not reach Adobe (\(failure.error.enhancedError.code)); "
                     + "the local profile was removed")
-                if partnerMVPDs.contains(mvpd) { emit(.status(Self.platformSignOut(mvpd))) }
+                if partnerMVPDs.contains(mvpd) { emit(.status(Self.platformSignOut(mvpd)), calls: [call]) }
             }
         }
-        emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+        end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
     }
 }

@@ -94,13 +94,17 @@ extension Engine {
     /// set_authentication_status for a check (checkAuthentication, getAuthentication already
     /// authenticated), preceded by the status that explains it: N010 / N011 for a degraded / TempPass
     /// profile, N111 when the selected MVPD's TempPass is over.
-    func reportAuthentication(_ profile: Profile?) {
+    ///
+    /// `explanation`: a status already sent for this call (checkAuthentication's partner advisory).
+    func reportAuthentication(_ call: CallID, _ profile: Profile?, explanation: AdvancedStatus? = nil) {
         if let profile {
-            if let status = StatusCatalog.authenticated(profile) { emit(.status(status)) }
-            emit(.setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated))
+            let status = StatusCatalog.authenticated(profile)
+            if let status { emit(.status(status), calls: [call]) }
+            end(call, .setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated), explanation: status ?? explanation)
         } else {
-            if let expired = expiredTempPass() { emit(.status(StatusCatalog.tempPassExpired(mvpd: expired.mvpd))) }
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            let status = expiredTempPass().map { StatusCatalog.tempPassExpired(mvpd: $0.mvpd) }
+            if let status { emit(.status(status), calls: [call]) }
+            end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), explanation: status ?? explanation)
         }
         trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
     }

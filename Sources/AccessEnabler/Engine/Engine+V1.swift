@@ -83,15 +83,15 @@ extension Engine {
     /// getMetadata of user metadata while the V1 profile's metadata has not been read: the first
     /// such call reads it; calls made meanwhile wait, and all are answered in call order.
     /// Returns false when the call can be answered at once.
-    func deferMetadata(_ key: MetadataKey) -> Bool {
+    func deferMetadata(_ call: CallID, _ key: MetadataKey) -> Bool {
         if metadataWaiting != nil {
-            metadataWaiting?.append(key)
+            metadataWaiting?.append((call, key))
             return true
         }
         guard key.opCode == MetadataKey.userMetadata, case .v1(let backend)? = requestor?.backend,
             let profile = currentProfile(), profile.attributesPending == true
         else { return false }
-        metadataWaiting = [key]
+        metadataWaiting = [(call, key)]
         spawn {
             _ = await self.completedV1Profile(profile, backend: backend)
             await self.answerWaitingMetadata()
@@ -102,7 +102,7 @@ extension Engine {
     private func answerWaitingMetadata() {
         let keys = metadataWaiting ?? []
         metadataWaiting = nil
-        for key in keys { answerMetadata(key) }
+        for (call, key) in keys { answerMetadata(call, key) }
     }
 
     /// `profile` with its user metadata (GET tokens/usermetadata), stored for the next calls; the
@@ -139,7 +139,7 @@ extension Engine {
     // MARK: Logout
 
     /// `profile`: the current profile before the local ones were removed (for its tokenSource).
-    func runV1Logout(_ requestor: Requestor, backend: V1Backend, profile: Profile?) async {
+    func runV1Logout(_ call: CallID, _ requestor: Requestor, backend: V1Backend, profile: Profile?) async {
         var source = profile?.tokenSource
         if let profile, profile.originUnknown == true {
             // A token this SDK did not make: the cookbook reads its tokenSource from the user
@@ -147,13 +147,13 @@ extension Engine {
             source = await completedV1Profile(profile, backend: backend).tokenSource
         }
         if Task.isCancelled { return }
-        if source == "Apple", let profile { emit(.status(Self.platformSignOut(profile.mvpd))) }
+        if source == "Apple", let profile { emit(.status(Self.platformSignOut(profile.mvpd)), calls: [call]) }
         do {
             try await backend.logout(requestor.id)
         } catch {
             if error.isCancellation { return }
             logger.warning("logout could not reach Adobe (\(error.error.enhancedError.code)); the local profile was removed")
         }
-        emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+        end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
     }
 }

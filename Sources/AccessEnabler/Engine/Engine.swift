@@ -16,7 +16,15 @@ package actor Engine {
 
     /// A login in progress: who waits for it, which MVPD, which code.
     struct Login {
-        enum Waiter { case authentication, authorization(String) }
+        enum Waiter {
+            case authentication(CallID)
+            case authorization(CallID, String)
+            var call: CallID {
+                switch self {
+                case .authentication(let call), .authorization(let call, _): call
+                }
+            }
+        }
         let id: Int
         var waiters: [Waiter]
         var mvpd: String?
@@ -60,7 +68,7 @@ package actor Engine {
     private var providers: [String: AccessTokenProvider] = [:]
     var phase: Phase = .none
     var requestor: Requestor?
-    private var queued: [Command] = []
+    private var queued: [Call] = []
     /// True while a command waits for the partner status it depends on: later commands queue
     /// behind it, so they still run in call order.
     private var awaitingPartner = false
@@ -72,7 +80,7 @@ package actor Engine {
     /// The partner status and when it was asked (refreshed by setRequestor and when stale).
     var partnerCache: (status: PartnerStatus, askedAt: Int64)?
     /// V1: getMetadata calls waiting for the user metadata being read (nil: none is being read).
-    var metadataWaiting: [MetadataKey]?
+    var metadataWaiting: [(CallID, MetadataKey)]?
 
     package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
                  deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
@@ -94,23 +102,23 @@ package actor Engine {
     // MARK: Commands
 
     /// Takes the next call, in call order.
-    package func dispatch(_ command: Command) {
+    package func dispatch(_ call: Call) {
         if awaitingPartner {
-            queued.append(command)
+            queued.append(call)
             return
         }
-        if case .setRequestor(let id, let serviceProviders) = command {
+        if case .setRequestor(let id, let serviceProviders) = call.command {
             if phase == .pending {
-                queued.append(command)
+                queued.append(call)
             } else {
-                startSetRequestor(id, serviceProviders)
+                startSetRequestor(call.id, id, serviceProviders)
             }
             return
         }
         switch phase {
-        case .pending: queued.append(command)
-        case .ready: performWithPartnerStatus(command)
-        case .none, .failed: fail(command)
+        case .pending: queued.append(call)
+        case .ready: performWithPartnerStatus(call)
+        case .none, .failed: fail(call)
         }
     }
 
@@ -119,10 +127,10 @@ package actor Engine {
     /// the partner first when the status they would go by is older than
     /// `partnerStatusMaxAgeMillis` (checkAuthentication always asks, as the cookbooks' step does).
     /// Without a partner framework, or without a stored partner profile, nothing waits.
-    private func performWithPartnerStatus(_ command: Command) {
-        guard settings.partner != nil else { return perform(command) }
+    private func performWithPartnerStatus(_ call: Call) {
+        guard settings.partner != nil else { return perform(call) }
         let ask: Bool
-        switch command {
+        switch call.command {
         case .checkAuthentication:
             ask = true
         case .getAuthentication, .authorization, .checkPreauthorizedResources, .preauthorize, .getMetadata:
@@ -130,85 +138,90 @@ package actor Engine {
         default:
             ask = false
         }
-        guard ask else { return perform(command) }
+        guard ask else { return perform(call) }
         awaitingPartner = true
         spawn {
             let status = await self.refreshPartnerStatus()
-            await self.resume(command, partnerStatus: status)
+            await self.resume(call, partnerStatus: status)
         }
     }
 
-    private func resume(_ command: Command, partnerStatus: PartnerStatus) {
+    private func resume(_ call: Call, partnerStatus: PartnerStatus) {
         awaitingPartner = false
-        if case .checkAuthentication = command {
-            if let advisory = partnerAdvisory(partnerStatus, checkingAuthentication: true) { emit(.status(advisory)) }
+        var explanation: AdvancedStatus?
+        if case .checkAuthentication = call.command {
+            explanation = partnerAdvisory(partnerStatus, checkingAuthentication: true)
+            if let explanation { emit(.status(explanation), calls: [call.id]) }
         }
-        perform(command)
+        perform(call, explanation: explanation)
         drainQueued()
     }
 
     private func drainQueued() {
         let pending = queued
         queued = []
-        for command in pending { dispatch(command) }
+        for call in pending { dispatch(call) }
     }
 
-    private func perform(_ command: Command) {
-        switch command {
+    /// `explanation`: a status already sent for this call (checkAuthentication's partner advisory).
+    private func perform(_ call: Call, explanation: AdvancedStatus? = nil) {
+        let id = call.id
+        switch call.command {
         case .setRequestor: break  // handled by dispatch
-        case .checkAuthentication: checkAuthentication()
-        case .getAuthentication(let force, let data, let filter): getAuthentication(force: force, data: data, filter: filter)
-        case .setSelectedProvider(let id): setSelectedProvider(id)
-        case .getSelectedProvider: getSelectedProvider()
-        case .authorization(let resource, let check): authorization(resource, check: check)
-        case .checkPreauthorizedResources(let resources, let cache): checkPreauthorizedResources(resources, cache: cache)
-        case .preauthorize(let request, let completion): preauthorize(request, completion: completion)
-        case .getMetadata(let key): getMetadata(key)
-        case .logout: logout()
-        case .handleExternalURL(let url): handleExternalURL(url)
+        case .checkAuthentication: checkAuthentication(id, explanation: explanation)
+        case .getAuthentication(let force, let data, let filter): getAuthentication(id, force: force, data: data, filter: filter)
+        case .setSelectedProvider(let mvpd): setSelectedProvider(id, mvpd)
+        case .getSelectedProvider: getSelectedProvider(id)
+        case .authorization(let resource, let check): authorization(id, resource, check: check)
+        case .checkPreauthorizedResources(let resources, let cache): checkPreauthorizedResources(id, resources, cache: cache)
+        case .preauthorize(let request, let completion): preauthorize(id, request, completion: completion)
+        case .getMetadata(let key): getMetadata(id, key)
+        case .logout: logout(id)
+        case .handleExternalURL(let url): handleExternalURL(id, url)
         }
     }
 
     /// A call queued behind a setRequestor that failed: it ends with its own failure callback.
-    private func fail(_ command: Command) {
+    private func fail(_ call: Call) {
         let notConfigured = "setRequestor did not complete successfully."
-        switch command {
+        let id = call.id
+        switch call.command {
         case .setRequestor: break
         case .checkAuthentication:
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
             trackAuthentication(success: false, profile: nil, cached: false)
         case .getAuthentication, .setSelectedProvider, .handleExternalURL:
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
+            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
         case .getSelectedProvider:
-            emit(.selectedProvider(nil))
+            end(id, .selectedProvider(nil))
         case .authorization(let resource, _):
-            emit(.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                     description: notConfigured))
+            end(id, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                                        description: notConfigured))
         case .checkPreauthorizedResources:
-            emit(.preauthorizedResources([]))
+            end(id, .preauthorizedResources([]))
         case .preauthorize(let request, let completion):
             let error = EnhancedError.sdk("requestor_not_configured", action: "retry", message: notConfigured)
-            emit(.preauthorizeResponse(Self.allDenied(request.resources, error), completion: completion))
+            end(id, .preauthorizeResponse(Self.allDenied(request.resources, error), completion: completion))
         case .getMetadata(let key):
-            emit(.setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments))
+            end(id, .setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments))
         case .logout:
-            emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
+            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
         }
     }
 
     // MARK: setRequestor
 
-    private func startSetRequestor(_ id: String, _ serviceProviders: [String]?) {
+    private func startSetRequestor(_ call: CallID, _ id: String, _ serviceProviders: [String]?) {
         phase = .pending
         if let requestor, requestor.id != id {
             // Another requestor: its login and cached decisions do not carry over.
             endLogin(code: AccessEnablerErrorCode.genericAuthentication, status: nil)
             preauthorizationCache = [:]
         }
-        spawn { await self.runSetRequestor(id, serviceProviders) }
+        spawn { await self.runSetRequestor(call, id, serviceProviders) }
     }
 
-    private func runSetRequestor(_ id: String, _ serviceProviders: [String]?) async {
+    private func runSetRequestor(_ call: CallID, _ id: String, _ serviceProviders: [String]?) async {
         let baseURL = Self.trimmedURL(serviceProviders?.first ?? settings.baseURL)
         if let serviceProviders, serviceProviders.count > 1 {
             logger.warning("Adobe serves a requestor from one service URL; using \(baseURL) only")
@@ -217,7 +230,7 @@ package actor Engine {
         let deviceID = context.withLock { $0.deviceID }
         if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
             emit(.status(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
-                + "were bound to another device id and were removed; the viewer must authenticate again.")))
+                + "were bound to another device id and were removed; the viewer must authenticate again.")), calls: [call])
         }
         let now = clock.nowMillis()
         let maxAge = settings.cacheMaxAgeMillis
@@ -226,7 +239,7 @@ package actor Engine {
         var partnerHeader: String?
         if settings.partner != nil {
             let status = await refreshPartnerStatus()
-            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { emit(.status(advisory)) }
+            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { emit(.status(advisory), calls: [call]) }
             if status.problem(at: now, configuration: cached?.0) == nil { partnerHeader = status.headerValue }
         }
         let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
@@ -259,14 +272,14 @@ package actor Engine {
         case .failure(let failure):
             if failure.isCancellation { return }
             guard let cached, Self.isTransient(failure) else {
-                finishSetRequestor(.failure(failure))
+                finishSetRequestor(call, .failure(failure))
                 return
             }
             // A set-top on a flaky network keeps working with the configuration it has.
             var status = StatusCatalog.requestorFailure(failure)
             status.level = .warning
             status.message += " Using the stored configuration."
-            emit(.status(status))
+            emit(.status(status), calls: [call])
             configuration = cached.0
         }
         switch profilesOutcome {
@@ -292,20 +305,21 @@ package actor Engine {
             await silentPartnerExchange(status)
             if Task.isCancelled { return }
         }
-        finishSetRequestor(.success(()))
+        finishSetRequestor(call, .success(()))
     }
 
-    private func finishSetRequestor(_ outcome: Result<Void, CallFailure>) {
+    private func finishSetRequestor(_ call: CallID, _ outcome: Result<Void, CallFailure>) {
         switch outcome {
         case .success:
             phase = .ready
             onRequestorDone(true)
-            emit(.setRequestorComplete(AccessEnablerStatus.success))
+            end(call, .setRequestorComplete(AccessEnablerStatus.success))
         case .failure(let failure):
             phase = .failed
             onRequestorDone(false)
-            emit(.status(StatusCatalog.requestorFailure(failure)))
-            emit(.setRequestorComplete(AccessEnablerStatus.error))
+            let status = StatusCatalog.requestorFailure(failure)
+            emit(.status(status), calls: [call])
+            end(call, .setRequestorComplete(AccessEnablerStatus.error), explanation: status)
         }
         drainQueued()
     }
@@ -331,7 +345,13 @@ package actor Engine {
 
     // MARK: Helpers
 
-    nonisolated func emit(_ event: Event) { sink.emit(event) }
+    /// Sends an event of `calls` (none: of no call in particular).
+    nonisolated func emit(_ event: Event, calls: [CallID] = []) { sink.emit(Emission(event, calls: calls)) }
+
+    /// Sends the event that ends `call`, with the status that explains it.
+    nonisolated func end(_ call: CallID, _ event: Event, explanation: AdvancedStatus? = nil) {
+        sink.emit(.end(call, event, explanation: explanation))
+    }
 
     /// The profile the AccessEnabler calls use (ProfileUse.current: the one predicate "usable
     /// now", with the partner status last asked). Read from the store each time, so a login

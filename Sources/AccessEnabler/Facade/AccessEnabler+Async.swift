@@ -14,41 +14,28 @@ extension AccessEnabler {
 /// - Client shut down while waiting: `AccessEnablerError` code 2 (invalid handle).
 /// - Task cancelled: `CancellationError` (getAuthentication also cancels the login).
 ///
-/// The delegate and the status delegate still get every callback, as with the callback API.
-/// Concurrent async calls are safe: calls answered per resource or per key (checkAuthorization,
-/// getAuthorization, getMetadata, preauthorize) run side by side; the others (setRequestor,
-/// checkAuthentication, getAuthentication, logout) wait for a `setAuthenticationStatus` or
-/// `setRequestorComplete` that any flow may send, so each runs alone, after the calls in progress.
-/// Do not drive those flows with the callback API (getAuthentication, setSelectedProvider, logout,
-/// handleExternalURL) while such an async call waits: its answer could be taken for the other's.
-/// In event-loop mode, the answers arrive when the host runs `dispatch()`.
+/// Each call has an identity (`CallID`) that the engine sends back with the events of that call,
+/// so an async call gets its own outcome whatever else runs: other async calls, calls of the
+/// callback API, from any thread. The delegate and the status delegate still get every callback,
+/// as with the callback API. In event-loop mode, the answers arrive when the host runs `dispatch()`.
 public struct AsyncAccessEnabler: Sendable {
     public let client: AccessEnabler
 
     /// setRequestor; returns when `setRequestorComplete(1)` arrives.
     /// - Throws: `RequestorError` when it ended with 0 (its `status` names why).
     public func setRequestor(_ requestorID: String, serviceProviders: [String]? = nil) async throws {
-        try await client.asyncGate.run(.exclusive, "setRequestor") {
-            let outcome = try await registered { waiter throws(AccessEnablerError) in
-                try client.setRequestor(requestorID, serviceProviders: serviceProviders, waiter: waiter)
-            }
-            switch outcome {
-            case .requestorComplete(let status, _) where status == AccessEnablerStatus.success: return
-            case .requestorComplete(_, let status): throw RequestorError(requestorID: requestorID, status: status)
-            default: throw AccessEnablerError.internalError("setRequestor: unexpected outcome \(outcome)")
-            }
+        let (event, explanation) = try await call { id throws(AccessEnablerError) in
+            try client.setRequestor(requestorID, serviceProviders: serviceProviders, id: id)
         }
+        guard case .setRequestorComplete(let status) = event else { throw Self.unexpected("setRequestor", event) }
+        if status != AccessEnablerStatus.success { throw RequestorError(requestorID: requestorID, status: explanation) }
     }
 
     /// checkAuthentication: true when the viewer is authenticated (a valid profile is stored).
     public func checkAuthentication() async throws -> Bool {
-        try await exclusive("checkAuthentication") { events in
-            try client.checkAuthentication()
-            for await event in events {
-                if case .setAuthenticationStatus(let status, _) = event { return status == AccessEnablerStatus.success }
-            }
-            throw Self.stoppedWaiting()
-        }
+        let (event, _) = try await call { id throws(AccessEnablerError) in try client.submit(.checkAuthentication, id: id) }
+        guard case .setAuthenticationStatus(let status, _) = event else { throw Self.unexpected("checkAuthentication", event) }
+        return status == AccessEnablerStatus.success
     }
 
     /// getAuthentication: returns once the viewer is authenticated (at once when already so and
@@ -64,48 +51,37 @@ public struct AsyncAccessEnabler: Sendable {
                                   selectProvider: @escaping @Sendable ([MVPD]) async -> String?,
                                   showCode: @escaping @Sendable (RegistrationCode) async -> Void = { _ in }) async throws
     {
-        try await exclusive("getAuthentication") { events in
-            try client.getAuthentication(forceAuthn: forceAuthn, withData: data, andFilter: filter)
-            var lastStatus: AdvancedStatus?
-            for await event in events {
-                switch event {
-                case .displayProviderDialog(let mvpds):
-                    let choice = await selectProvider(mvpds)
-                    do {
-                        try client.setSelectedProvider(choice)
-                    } catch {
-                        await cancelLogin()  // a refused choice ("") ends the login it answered
-                        throw error
-                    }
-                case .status(let status):
-                    if let code = RegistrationCode(status) { await showCode(code) } else { lastStatus = status }
-                case .setAuthenticationStatus(let status, let code):
-                    guard status == AccessEnablerStatus.success else { throw AuthenticationError(errorCode: code, status: lastStatus) }
-                    return
-                default:
-                    continue
+        let id = client.newCallID()
+        let updates = client.asyncCalls.open(id)
+        defer { client.asyncCalls.forget(id) }
+        try client.getAuthentication(forceAuthn: forceAuthn, withData: data, andFilter: filter, id: id)
+        for await update in updates {
+            switch update {
+            case .progress(.displayProviderDialog(let mvpds)):
+                let choice = await selectProvider(mvpds)
+                do {
+                    try client.setSelectedProvider(choice)
+                } catch {
+                    try? client.setSelectedProvider(nil)  // a refused choice ("") ends the login it answered
+                    throw error
                 }
+            case .progress(.status(let status)):
+                if let code = RegistrationCode(status) { await showCode(code) }
+            case .progress:
+                continue
+            case .end(let event, let explanation):
+                guard case .setAuthenticationStatus(let status, let code) = event else {
+                    throw Self.unexpected("getAuthentication", event)
+                }
+                guard status == AccessEnablerStatus.success else { throw AuthenticationError(errorCode: code, status: explanation) }
+                return
             }
-            if Task.isCancelled { await cancelLogin() }
-            throw Self.stoppedWaiting()
         }
-    }
-
-    /// Ends the login in progress (setSelectedProvider(nil)) and waits until its last callback,
-    /// `setAuthenticationStatus(0, providerNotSelected)`, has been delivered: otherwise the next
-    /// exclusive call could take it for its own answer. Cancelled tasks wait too (one engine step).
-    private func cancelLogin() async {
-        let outcomes = client.outcomes
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let watcher = outcomes.watch({ event in
-                if case .setAuthenticationStatus(let status, let code) = event {
-                    status == AccessEnablerStatus.error && code == AccessEnablerErrorCode.providerNotSelected
-                } else {
-                    false
-                }
-            }, continuation)
-            do { try client.setSelectedProvider(nil) } catch { outcomes.unwatch(watcher) }  // refused: shut down
+        if Task.isCancelled {
+            try? client.setSelectedProvider(nil)  // the login this call waited for ends too
+            throw CancellationError()
         }
+        throw Self.shutDown()
     }
 
     /// checkAuthorization: the short media token for `resource` (Base64, as Adobe issues it: verify
@@ -124,16 +100,14 @@ public struct AsyncAccessEnabler: Sendable {
     }
 
     private func authorization(_ resource: String, _ data: JSONValue?, check: Bool) async throws -> String {
-        try await client.asyncGate.run(.shared, check ? "checkAuthorization" : "getAuthorization") {
-            let outcome = try await registered { waiter throws(AccessEnablerError) in
-                try client.authorization(resource, data, check: check, waiter: waiter)
-            }
-            switch outcome {
-            case .token(let token): return token
-            case .tokenFailed(let code, let description, let status):
-                throw AuthorizationError(resource: resource, errorCode: code, errorDescription: description, status: status)
-            default: throw AccessEnablerError.internalError("authorization: unexpected outcome \(outcome)")
-            }
+        let (event, explanation) = try await call { id throws(AccessEnablerError) in
+            try client.authorization(resource, data, check: check, id: id)
+        }
+        switch event {
+        case .setToken(let token, _): return token
+        case .tokenRequestFailed(_, let code, let description):
+            throw AuthorizationError(resource: resource, errorCode: code, errorDescription: description, status: explanation)
+        default: throw Self.unexpected("authorization", event)
         }
     }
 
@@ -141,29 +115,18 @@ public struct AsyncAccessEnabler: Sendable {
     /// programmer's key. Opcodes 0 and 1: the expiry in ms since the epoch; 2: the device id;
     /// 3: the user metadata value (`tokenSource`: "Apple" for partner SSO profiles).
     public func getMetadata(_ key: MetadataKey) async throws -> (value: JSONValue?, encrypted: Bool) {
-        try await client.asyncGate.run(.shared, "getMetadata") {
-            let outcome = try await registered { waiter throws(AccessEnablerError) in
-                try client.getMetadata(key, waiter: waiter)
-            }
-            guard case .metadata(let value, let encrypted) = outcome else {
-                throw AccessEnablerError.internalError("getMetadata: unexpected outcome \(outcome)")
-            }
-            return (value, encrypted)
-        }
+        let (event, _) = try await call { id throws(AccessEnablerError) in try client.submit(.getMetadata(key), id: id) }
+        guard case .setMetadataStatus(let value, let encrypted, _, _) = event else { throw Self.unexpected("getMetadata", event) }
+        return (value, encrypted)
     }
 
     /// preauthorize (AccessEnabler 3.6+): a decision per resource, with Adobe's enhanced errors.
     public func preauthorize(_ request: PreauthorizeRequest) async throws -> PreauthorizeResponse {
-        let outcomes = client.outcomes
-        return try await client.asyncGate.run(.shared, "preauthorize") {
-            let outcome = try await registered { waiter throws(AccessEnablerError) in
-                try client.preauthorize(request, waiter: waiter) { outcomes.finish(waiter.id, .preauthorized($0)) }
-            }
-            guard case .preauthorized(let response) = outcome else {
-                throw AccessEnablerError.internalError("preauthorize: unexpected outcome \(outcome)")
-            }
-            return response
+        let (event, _) = try await call { id throws(AccessEnablerError) in
+            try client.preauthorize(request, id: id) { _ in }  // the answer comes with the end event
         }
+        guard case .preauthorizeResponse(let response, _) = event else { throw Self.unexpected("preauthorize", event) }
+        return response
     }
 
     /// logout: returns when the local profile is gone and Adobe was told. Returns the advanced
@@ -171,53 +134,42 @@ public struct AsyncAccessEnabler: Sendable {
     /// `VSA203` (a partner SSO profile: the viewer must also sign out in the platform's settings).
     @discardableResult
     public func logout() async throws -> [AdvancedStatus] {
-        try await exclusive("logout") { events in
-            try client.logout()
-            var statuses: [AdvancedStatus] = []
-            for await event in events {
-                switch event {
-                case .status(let status): statuses.append(status)
-                case .setAuthenticationStatus: return statuses
-                default: continue
-                }
+        let id = client.newCallID()
+        let updates = client.asyncCalls.open(id)
+        defer { client.asyncCalls.forget(id) }
+        try client.submit(.logout, id: id)
+        var statuses: [AdvancedStatus] = []
+        for await update in updates {
+            switch update {
+            case .progress(.status(let status)): statuses.append(status)
+            case .progress: continue
+            case .end: return statuses
             }
-            throw Self.stoppedWaiting()
         }
+        throw Task.isCancelled ? CancellationError() : Self.shutDown()
     }
 
     // MARK: Plumbing
 
-    /// Runs `body` alone (`AsyncCallGate`) with the callback stream from before its call on.
-    private func exclusive<T: Sendable>(_ name: String, _ body: (AsyncStream<Event>) async throws -> T) async throws -> T {
-        try await client.asyncGate.run(.exclusive, name) {
-            let (id, events) = client.outcomes.subscribe()
-            defer { client.outcomes.unsubscribe(id) }
-            return try await body(events)
+    /// Submits a call with a new id and waits for the event that ends it.
+    private func call(
+        _ submit: (CallID) throws(AccessEnablerError) -> Void
+    ) async throws -> (Event, AdvancedStatus?) {
+        let id = client.newCallID()
+        let updates = client.asyncCalls.open(id)
+        defer { client.asyncCalls.forget(id) }
+        try submit(id)
+        for await update in updates {
+            if case .end(let event, let explanation) = update { return (event, explanation) }
         }
+        throw Task.isCancelled ? CancellationError() : Self.shutDown()
     }
 
-    /// Submits a call that takes a place in line (`AsyncOutcomes`) and waits for its outcome.
-    private func registered(
-        _ submit: (AsyncOutcomes.Waiter) throws(AccessEnablerError) -> Void
-    ) async throws -> AsyncOutcomes.Outcome {
-        let outcomes = client.outcomes
-        let id = outcomes.newCall()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                do {
-                    try submit(AsyncOutcomes.Waiter(id: id, continuation: continuation))
-                } catch {
-                    outcomes.forget(id)
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            outcomes.cancel(id)
-        }
+    private static func shutDown() -> AccessEnablerError {
+        AccessEnablerError.invalidHandle("the client was shut down while the call waited")
     }
 
-    /// The callback stream ended before the answer: the task was cancelled or the client shut down.
-    private static func stoppedWaiting() -> any Error {
-        Task.isCancelled ? CancellationError() : AccessEnablerError.invalidHandle("the client was shut down while the call waited")
+    private static func unexpected(_ name: String, _ event: Event) -> AccessEnablerError {
+        AccessEnablerError.internalError("\(name): unexpected outcome \(event)")
     }
 }

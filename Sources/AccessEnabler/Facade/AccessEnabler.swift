@@ -19,7 +19,7 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     private let engine: Engine
-    private let commands: AsyncStream<Command>.Continuation
+    private let commands: AsyncStream<Call>.Continuation
     private let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let context: Locked<DeviceContext>
@@ -28,9 +28,9 @@ public final class AccessEnabler: @unchecked Sendable {
     private let logger: Logger
     /// How the store was found at create (opened, created, recovered from damage, cleared, …).
     public let storeStatus: StoreOpenStatus
-    /// The async calls waiting for their callbacks, and their order (AccessEnabler+Async.swift).
-    let outcomes = AsyncOutcomes()
-    let asyncGate = AsyncCallGate()
+    /// The async calls waiting for their events, by call id (AccessEnabler+Async.swift).
+    let asyncCalls = AsyncCalls()
+    private let callIDs = Locked<UInt64>(0)
 
     /// Receives AccessEnabler's callbacks (weak, as on iOS).
     public var delegate: (any EntitlementDelegate)? {
@@ -115,10 +115,10 @@ public final class AccessEnabler: @unchecked Sendable {
                 gate.requestorReady = succeeded
             }
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: Command.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: Call.self, bufferingPolicy: .unbounded)
         commands = continuation
         let engine = engine
-        Task { for await command in stream { await engine.dispatch(command) } }
+        Task { for await call in stream { await engine.dispatch(call) } }
         sink.owner = self
     }
 
@@ -134,7 +134,7 @@ public final class AccessEnabler: @unchecked Sendable {
         guard first else { return }
         commands.finish()
         callbacks.close()
-        outcomes.close()
+        asyncCalls.close()
         engine.shutdown()
         transport.shutdown()
     }
@@ -204,10 +204,10 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     public func setRequestor(_ requestorID: String, serviceProviders: [String]? = nil) throws(AccessEnablerError) {
-        try setRequestor(requestorID, serviceProviders: serviceProviders, waiter: nil)
+        try setRequestor(requestorID, serviceProviders: serviceProviders, id: nil)
     }
 
-    func setRequestor(_ requestorID: String, serviceProviders: [String]?, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
+    func setRequestor(_ requestorID: String, serviceProviders: [String]?, id: CallID?) throws(AccessEnablerError) {
         if let problem = Settings.checkPathSegment(requestorID) { throw .invalidArgument("requestor_id \(problem)") }
         if let serviceProviders {
             guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
@@ -218,7 +218,7 @@ public final class AccessEnabler: @unchecked Sendable {
                 }
             }
         }
-        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false, waiter: waiter)
+        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false, id: id)
     }
 
     public func checkAuthentication() throws(AccessEnablerError) { try submit(.checkAuthentication) }
@@ -226,13 +226,19 @@ public final class AccessEnabler: @unchecked Sendable {
     public func getAuthentication(forceAuthn: Bool = false, withData data: JSONValue? = nil,
                                   andFilter filter: JSONValue? = nil) throws(AccessEnablerError)
     {
+        try getAuthentication(forceAuthn: forceAuthn, withData: data, andFilter: filter, id: nil)
+    }
+
+    func getAuthentication(forceAuthn: Bool, withData data: JSONValue?, andFilter filter: JSONValue?,
+                           id: CallID?) throws(AccessEnablerError)
+    {
         if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
         if let filter {
             guard let object = filter.objectValue,
                 object.values.allSatisfy({ $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true })
             else { throw .invalidArgument("filter must be an object of string arrays (TV_PROVIDERS, FEATURED_TV_PROVIDERS)") }
         }
-        try submit(.getAuthentication(force: forceAuthn, data: data, filter: filter))
+        try submit(.getAuthentication(force: forceAuthn, data: data, filter: filter), id: id)
     }
 
     /// nil cancels the login in progress.
@@ -245,17 +251,17 @@ public final class AccessEnabler: @unchecked Sendable {
     public func getSelectedProvider() throws(AccessEnablerError) { try submit(.getSelectedProvider) }
 
     public func checkAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
-        try authorization(resource, data, check: true, waiter: nil)
+        try authorization(resource, data, check: true, id: nil)
     }
 
     public func getAuthorization(_ resource: String, withData data: JSONValue? = nil) throws(AccessEnablerError) {
-        try authorization(resource, data, check: false, waiter: nil)
+        try authorization(resource, data, check: false, id: nil)
     }
 
-    func authorization(_ resource: String, _ data: JSONValue?, check: Bool, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
+    func authorization(_ resource: String, _ data: JSONValue?, check: Bool, id: CallID?) throws(AccessEnablerError) {
         guard !resource.isEmpty else { throw .invalidArgument("resource is empty") }
         if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
-        try submit(.authorization(resource: resource, check: check), waiter: waiter)
+        try submit(.authorization(resource: resource, check: check), id: id)
     }
 
     public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) throws(AccessEnablerError) {
@@ -266,23 +272,19 @@ public final class AccessEnabler: @unchecked Sendable {
     public func preauthorize(_ request: PreauthorizeRequest,
                              completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
     {
-        try preauthorize(request, waiter: nil, completion: completion)
+        try preauthorize(request, id: nil, completion: completion)
     }
 
-    func preauthorize(_ request: PreauthorizeRequest, waiter: AsyncOutcomes.Waiter?,
+    func preauthorize(_ request: PreauthorizeRequest, id: CallID?,
                       completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
     {
         guard !request.resources.isEmpty, !request.resources.contains(where: \.isEmpty) else {
             throw .invalidArgument("resources must be a non-empty array of non-empty strings")
         }
-        try submit(.preauthorize(request, completion: completion), waiter: waiter)
+        try submit(.preauthorize(request, completion: completion), id: id)
     }
 
-    public func getMetadata(_ key: MetadataKey) throws(AccessEnablerError) { try getMetadata(key, waiter: nil) }
-
-    func getMetadata(_ key: MetadataKey, waiter: AsyncOutcomes.Waiter?) throws(AccessEnablerError) {
-        try submit(.getMetadata(key), waiter: waiter)
-    }
+    public func getMetadata(_ key: MetadataKey) throws(AccessEnablerError) { try submit(.getMetadata(key)) }
 
     public func logout() throws(AccessEnablerError) { try submit(.logout) }
 
@@ -297,24 +299,32 @@ public final class AccessEnabler: @unchecked Sendable {
         if gate.withLock({ $0.destroyed }) { throw .invalidHandle() }
     }
 
-    /// Hands a checked call to the engine. The gate decision, the call's place in line for its
-    /// answer (`AsyncOutcomes`, with `waiter` for an async call) and the enqueue happen under one
-    /// lock, so the engine sees calls in the order they were accepted, and the lines too.
-    private func submit(_ command: Command, needsRequestor: Bool = true,
-                        waiter: AsyncOutcomes.Waiter? = nil) throws(AccessEnablerError)
-    {
+    /// A new call identity (`id` of `submit`; the async API takes one before it submits).
+    func newCallID() -> CallID {
+        CallID(callIDs.withLock { value in
+            value += 1
+            return value
+        })
+    }
+
+    /// Hands a checked call to the engine with its identity (`id`, or a new one). The gate
+    /// decision and the enqueue happen under one lock, so the engine sees calls in the order they
+    /// were accepted.
+    func submit(_ command: Command, needsRequestor: Bool = true, id: CallID? = nil) throws(AccessEnablerError) {
+        let call = Call(id ?? newCallID(), command)
         try gate.withLock { gate throws(AccessEnablerError) in
             if gate.destroyed { throw .invalidHandle() }
             if needsRequestor && gate.pendingRequestors == 0 && !gate.requestorReady { throw .noRequestor() }
             if !needsRequestor { gate.pendingRequestors += 1 }
-            outcomes.register(command, waiter: waiter)
-            commands.yield(command)
+            commands.yield(call)
         }
     }
 
-    /// Delivers an engine event to the delegates (on the callback thread).
-    fileprivate func deliver(_ event: Event) {
-        outcomes.observe(event)
+    /// Delivers an engine event to the async caller it ends or belongs to, then to the delegates
+    /// (on the callback thread).
+    fileprivate func deliver(_ emission: Emission) {
+        asyncCalls.observe(emission)
+        let event = emission.event
         let (delegate, status) = delegates.withLock { ($0.delegate, $0.status) }
         switch event {
         case .setRequestorComplete(let value): delegate?.setRequestorComplete(value)
@@ -344,8 +354,8 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
 
     init(queue: any CallbackRunner) { self.queue = queue }
 
-    func emit(_ event: Event) {
-        queue.enqueue { [weak self] in self?.owner?.deliver(event) }
+    func emit(_ emission: Emission) {
+        queue.enqueue { [weak self] in self?.owner?.deliver(emission) }
     }
 }
 
