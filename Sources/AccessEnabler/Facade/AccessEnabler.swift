@@ -22,6 +22,7 @@ public final class AccessEnabler: @unchecked Sendable {
     private let commands: AsyncStream<Call>.Continuation
     private let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
+    private let store: TokenStore
     private let context: Locked<DeviceContext>
     private let gate = Locked(Gate())
     private let delegates = Locked(Delegates())
@@ -78,6 +79,7 @@ public final class AccessEnabler: @unchecked Sendable {
             throw error.kind == .wrongKey || error.kind == .keyRequired ? .storeKey(message) : .storage(message)
         }
         storeStatus = store.openStatus
+        self.store = store
         // Adobe's clock: from this boot's anchor in the store, else the latest server time seen.
         let bootID = ServerClock.bootID
         let stored = try? store.clockAnchor(bootID: bootID)
@@ -137,6 +139,7 @@ public final class AccessEnabler: @unchecked Sendable {
         asyncCalls.close()
         engine.shutdown()
         transport.shutdown()
+        store.close()
     }
 
     // MARK: Event-loop mode

@@ -16,6 +16,8 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The file is not one the store may use: a symbolic link, not a regular file, owned by
         /// another user, or replaced while it was opened (AE_E_STORAGE, nothing changed).
         case unsafeFile
+        /// The client was destroyed (`TokenStore.close`).
+        case closed
     }
 
     package var kind: Kind
@@ -62,7 +64,19 @@ final class SQLiteDatabase {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Closes the connection now (the client's destroy): the WAL is checkpointed and removed
+    /// before destroy returns, not when the last task lets go of the store. Later statements fail.
+    func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    private func checkOpen() throws(StoreError) {
+        if handle == nil { throw StoreError("the store was closed (the client was destroyed)", kind: .closed) }
+    }
+
     func execute(_ sql: String) throws(StoreError) {
+        try checkOpen()
         var error: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &error)
         guard result == SQLITE_OK else {
@@ -76,6 +90,7 @@ final class SQLiteDatabase {
     @discardableResult
     func query(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         var statement: OpaquePointer?
+        try checkOpen()
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw lastError() }
         defer { sqlite3_finalize(statement) }
         for (index, value) in values.enumerated() {

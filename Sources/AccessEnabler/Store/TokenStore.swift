@@ -56,6 +56,9 @@ package final class TokenStore: Sendable {
     /// Tampering lines waiting for the database lock to be released.
     private let pendingReports = Locked<[String]>([])
 
+    /// Closes the database now (the client's destroy); later calls fail with `.closed`.
+    package func close() { database.withLock { $0.close() } }
+
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
     package init(path: String?, app: String = "", sealer: Sealer? = nil, check: IntegrityCheck = .quick,
