@@ -1,49 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The REST API a requestor is served by. The AccessEnabler flows are the same for both; where
-/// the APIs differ in shape (the second-screen login, the partner exchange, logout, user
-/// metadata) the flows switch on it, elsewhere they go through the calls below.
-package enum Backend: Sendable {
-    case v2(V2Backend)
-    case v1(V1Backend)
-
-    package var baseURL: String {
-        switch self {
-        case .v2(let backend): backend.baseURL
-        case .v1(let backend): backend.baseURL
-        }
-    }
-
-    package var isV1: Bool { if case .v1 = self { true } else { false } }
+/// Adobe's REST API as the flows need it, bound to one requestor: the flows call these
+/// operations without knowing which API generation serves the requestor (V2: V2Service.swift;
+/// V1: V1Service.swift), and without passing the requestor id.
+package protocol Backend: Sendable {
+    var requestorID: String { get }
+    var baseURL: String { get }
+    /// The wire of the login flows (code session, TempPass, partner exchange, V1 user metadata),
+    /// which still switch on it until they run on the login machine's operations.
+    var api: AdobeAPI { get }
+    /// True when Adobe keeps an authorization for its TTL and a media token alone answers while it
+    /// lasts (V1): the driver then reads the stored authorization's expiry for `authorize`.
+    var keepsAuthorizations: Bool { get }
 
     /// The requestor's configuration (V2 configuration; V1 MVPD list).
-    func configuration(_ requestor: String) async throws(CallFailure) -> RequestorConfiguration {
-        switch self {
-        case .v2(let backend): try await backend.configuration(requestor)
-        case .v1(let backend): try await backend.configuration(requestor)
-        }
-    }
+    func configuration() async throws(CallFailure) -> RequestorConfiguration
 
-    /// The profiles Adobe holds for the device: V2's profiles (with the partner status, so that
-    /// partner profiles count); V1's authentication token, as a profile whose user metadata is
-    /// still to be read (ProfileSync.mergedV1 keeps what the store knows about it).
-    func profiles(_ requestor: String, partnerStatus: String?) async throws(CallFailure) -> [Profile] {
-        switch self {
-        case .v2(let backend): try await backend.profiles(requestor, partnerStatus: partnerStatus)
-        case .v1(let backend): try await backend.authenticationToken(requestor).map { [$0.profile] } ?? []
-        }
-    }
+    /// The profiles Adobe holds for the device (V2: with the partner status, so that partner
+    /// profiles count; V1: the device's authentication token, as a profile).
+    func profiles(partnerStatus: String?) async throws(CallFailure) -> [Profile]
+
+    /// The profiles to store after a sync: Adobe's answer with what the store knows that the
+    /// answer does not carry (ProfileSync).
+    func synced(_ answered: [Profile], stored: [Profile], configuration: RequestorConfiguration, now: Int64) -> [Profile]
+
+    /// One authorization decision for `resource` (`authorizedUntil`: the stored authorization's
+    /// expiry, read only when `keepsAuthorizations`).
+    func authorize(_ resource: String, profile: Profile, partnerStatus: String?, authorizedUntil: Int64?)
+        async throws(CallFailure) -> [Decision]
 
     /// Preauthorization decisions for one request's worth of resources.
-    func preauthorize(_ requestor: String, profile: Profile, resources: [String], partnerStatus: String?)
-        async throws(CallFailure) -> [Decision]
-    {
-        switch self {
-        case .v2(let backend):
-            try await backend.preauthorize(requestor, mvpd: profile.mvpd, resources: resources, partnerStatus: partnerStatus,
-                                           tempPassIdentity: profile.tempPassIdentity)
-        case .v1(let backend):
-            try await backend.preauthorize(requestor, resources: resources)
-        }
-    }
+    func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision]
+}
+
+/// The API generation's own client, for the flows that still switch on it.
+package enum AdobeAPI: Sendable {
+    case v2(V2Backend)
+    case v1(V1Backend)
 }

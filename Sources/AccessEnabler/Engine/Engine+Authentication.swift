@@ -171,7 +171,7 @@ extension Engine {
     func runLogin(_ loginID: Int, mvpd: MVPD) async {
         guard let requestor else { return }
         let backend: V2Backend
-        switch requestor.backend {
+        switch requestor.backend.api {
         case .v1(let v1): return await runV1Login(loginID, mvpd: mvpd, backend: v1)
         case .v2(let v2): backend = v2
         }
@@ -190,7 +190,7 @@ extension Engine {
     /// Follows a session answer (also a partner fallback's, whose code and URL are reused): resume
     /// while parameters are missing, then show the code and poll, or complete at once.
     func continueSession(_ loginID: Int, mvpd: MVPD, session first: SessionAnswer, partnerStatus: String? = nil) async {
-        guard let requestor, case .v2(let backend) = requestor.backend else { return }
+        guard let requestor, case .v2(let backend) = requestor.backend.api else { return }
         let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
         let redirect = settings.redirectURL
         var session = first

@@ -33,21 +33,15 @@ extension Engine {
             }
             if Task.isCancelled { return }
         }
-        let decide: () async throws(CallFailure) -> [Decision]
-        switch requestor.backend {
-        case .v2(let backend):
-            let header = partnerStatus
-            decide = { () async throws(CallFailure) -> [Decision] in
-                try await backend.authorize(requestor.id, mvpd: profile.mvpd, resources: [resource], partnerStatus: header,
-                                            tempPassIdentity: profile.tempPassIdentity)
-            }
-        case .v1(let backend):
-            // Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media
-            // token alone answers (one request instead of two).
+        let backend = requestor.backend
+        var authorizedUntil: Int64?
+        if backend.keepsAuthorizations {
             let stored = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource)
-            let authorizedUntil = stored.flatMap { $0 > clock.nowMillis() ? $0 : nil }
-            decide = { () async throws(CallFailure) -> [Decision] in
-                [try await backend.decision(requestor.id, profile: profile, resource: resource, authorizedUntil: authorizedUntil)] }
+            authorizedUntil = stored.flatMap { $0 > clock.nowMillis() ? $0 : nil }
+        }
+        let header = partnerStatus
+        let decide = { () async throws(CallFailure) -> [Decision] in
+            try await backend.authorize(resource, profile: profile, partnerStatus: header, authorizedUntil: authorizedUntil)
         }
         var decisions: [Decision]
         do {

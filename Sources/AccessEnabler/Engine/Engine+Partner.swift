@@ -182,7 +182,7 @@ extension Engine {
 
     func exchange(_ mvpd: MVPD, status: PartnerStatus, interactive: Bool) async -> ExchangeOutcome {
         guard let requestor, let partner = settings.partner else { return .partnerFailed(PartnerError(.failed)) }
-        switch requestor.backend {
+        switch requestor.backend.api {
         case .v2(let backend): return await exchange(mvpd, status: status, interactive: interactive, partner: partner, backend: backend)
         case .v1(let backend): return await exchange(mvpd, status: status, interactive: interactive, partner: partner, backend: backend)
         }
@@ -460,7 +460,7 @@ extension Engine {
     /// with the MVPD when it has none (or asks for parameters). A different MVPD than the one the
     /// session is for gets a session of its own.
     func continueFallback(_ loginID: Int, mvpd: MVPD, _ fallback: Login.Fallback) async {
-        guard let requestor, case .v2(let backend) = requestor.backend else { return }
+        guard let requestor, case .v2(let backend) = requestor.backend.api else { return }
         var session = fallback.session
         if let fixed = session.mvpd, fixed != mvpd.id {
             return await runLogin(loginID, mvpd: mvpd)

@@ -80,7 +80,7 @@ extension Engine {
         if ProfileUse.isPartnerProfile(profile), !missing.isEmpty {
             switch await partnerHeaderForDecisions(profile) {
             case .success(let header):
-                partnerStatus = requestor.backend.isV1 ? nil : header
+                partnerStatus = header
             case .failure(let refusal):
                 for resource in missing { outcome.decisions[resource] = (false, refusal) }
                 outcome.failure = refusal
@@ -126,11 +126,10 @@ extension Engine {
             Array(resources[$0..<min($0 + limit, resources.count)])
         }
         let backend = requestor.backend
-        let requestorID = requestor.id
         return await withTaskGroup(of: PreauthorizationOutcome.self) { group in
             for chunk in chunks {
                 group.addTask {
-                    await Self.fetch(chunk, backend: backend, requestor: requestorID, profile: profile, partnerStatus: partnerStatus)
+                    await Self.fetch(chunk, backend: backend, profile: profile, partnerStatus: partnerStatus)
                 }
             }
             var merged = PreauthorizationOutcome()
@@ -145,13 +144,12 @@ extension Engine {
         }
     }
 
-    private static func fetch(_ chunk: [String], backend: Backend, requestor: String, profile: Profile,
+    private static func fetch(_ chunk: [String], backend: any Backend, profile: Profile,
                               partnerStatus: String?) async -> PreauthorizationOutcome
     {
         var outcome = PreauthorizationOutcome()
         do {
-            let decisions = try await backend.preauthorize(requestor, profile: profile, resources: chunk,
-                                                           partnerStatus: partnerStatus)
+            let decisions = try await backend.preauthorize(chunk, profile: profile, partnerStatus: partnerStatus)
             let byResource = Dictionary(decisions.map { ($0.resource.trimmedSpaces, $0) }) { first, _ in first }
             for resource in chunk {
                 // A resource Adobe leaves out of the answer is not permitted.
@@ -161,10 +159,8 @@ extension Engine {
         } catch {
             if case .enhanced(let enhanced, _) = error.error, enhanced.code == "too_many_resources", chunk.count > 1 {
                 let half = chunk.count / 2
-                async let first = fetch(Array(chunk[..<half]), backend: backend, requestor: requestor, profile: profile,
-                                        partnerStatus: partnerStatus)
-                async let second = fetch(Array(chunk[half...]), backend: backend, requestor: requestor, profile: profile,
-                                         partnerStatus: partnerStatus)
+                async let first = fetch(Array(chunk[..<half]), backend: backend, profile: profile, partnerStatus: partnerStatus)
+                async let second = fetch(Array(chunk[half...]), backend: backend, profile: profile, partnerStatus: partnerStatus)
                 let parts = await [first, second]
                 for part in parts {
                     outcome.decisions.merge(part.decisions) { first, _ in first }

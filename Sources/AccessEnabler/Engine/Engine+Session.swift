@@ -66,7 +66,7 @@ extension Engine {
             logger.error("cannot remove the stored profile: \(error)")
         }
         preauthorizationCache = [:]
-        if case .v1(let backend) = requestor.backend, !stored.isEmpty {
+        if case .v1(let backend) = requestor.backend.api, !stored.isEmpty {
             spawn { await self.runV1Logout(call, requestor, backend: backend, profile: current) }
             return
         }
@@ -88,7 +88,7 @@ extension Engine {
     /// (also when Adobe cannot be reached: the viewer must still sign out of the platform), and for
     /// Adobe's `partner_logout` action.
     private func runLogout(_ call: CallID, _ requestor: Requestor, profiles: [Profile]) async {
-        guard case .v2(let backend) = requestor.backend else { return }
+        guard case .v2(let backend) = requestor.backend.api else { return }
         let partnerMVPDs = Set(profiles.filter(ProfileUse.isPartnerProfile).map(\.mvpd))
         let mvpds = profiles.map(\.mvpd)
         let redirect = settings.redirectURL

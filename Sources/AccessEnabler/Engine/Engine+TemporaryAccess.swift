@@ -37,7 +37,7 @@ extension Engine {
     private func runTempPassLogin(_ loginID: Int, mvpd: MVPD, identity: String?) async {
         guard let requestor else { return }
         let backend: V2Backend
-        switch requestor.backend {
+        switch requestor.backend.api {
         case .v1(let v1): return await runV1TempPassLogin(loginID, mvpd: mvpd, identity: identity, backend: v1)
         case .v2(let v2): backend = v2
         }

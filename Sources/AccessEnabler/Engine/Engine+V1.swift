@@ -88,7 +88,7 @@ extension Engine {
             metadataWaiting?.append((call, key))
             return true
         }
-        guard key.opCode == MetadataKey.userMetadata, case .v1(let backend)? = requestor?.backend,
+        guard key.opCode == MetadataKey.userMetadata, case .v1(let backend)? = requestor?.backend.api,
             let profile = currentProfile(), profile.attributesPending == true
         else { return false }
         metadataWaiting = [(call, key)]

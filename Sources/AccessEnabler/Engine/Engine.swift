@@ -11,7 +11,7 @@ package actor Engine {
     struct Requestor {
         let id: String
         var configuration: RequestorConfiguration
-        let backend: Backend
+        let backend: any Backend
     }
 
     /// A login in progress: who waits for it, which MVPD, which code.
@@ -226,7 +226,7 @@ package actor Engine {
         if let serviceProviders, serviceProviders.count > 1 {
             logger.warning("Adobe serves a requestor from one service URL; using \(baseURL) only")
         }
-        let backend = backend(for: baseURL)
+        let backend = backend(for: baseURL, requestor: id)
         let deviceID = context.withLock { $0.deviceID }
         if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
             emit(.status(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
@@ -249,12 +249,12 @@ package actor Engine {
         // Configuration and profiles go out together: one round trip once the token is at hand.
         async let configurationResult = Self.capture {
             () async throws(CallFailure) -> RequestorConfiguration? in
-            configurationFresh ? nil : try await backend.configuration(id)
+            configurationFresh ? nil : try await backend.configuration()
         }
         let syncProfiles = !profilesFresh || partnerHeader != nil
         async let profilesResult = Self.capture {
             () async throws(CallFailure) -> [Profile]? in
-            syncProfiles ? try await backend.profiles(id, partnerStatus: partnerHeader) : nil
+            syncProfiles ? try await backend.profiles(partnerStatus: partnerHeader) : nil
         }
         let (configurationOutcome, profilesOutcome) = await (configurationResult, profilesResult)
         if Task.isCancelled { return }
@@ -288,8 +288,7 @@ package actor Engine {
             // keeps what the store knows of it (type, user metadata).
             let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
             let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
-            let profiles = backend.isV1 ? ProfileSync.mergedV1(answered.first, stored: stored, configuration: configuration)
-                : ProfileSync.merged(answered, stored: stored, now: synced)
+            let profiles = backend.synced(answered, stored: stored, configuration: configuration, now: synced)
             do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
                 logger.error("cannot store profiles: \(error)")
             }
@@ -324,7 +323,7 @@ package actor Engine {
         drainQueued()
     }
 
-    private func backend(for baseURL: String) -> Backend {
+    private func backend(for baseURL: String, requestor: String) -> any Backend {
         let provider: AccessTokenProvider
         if let existing = providers[baseURL] {
             provider = existing
@@ -338,8 +337,12 @@ package actor Engine {
         }
         let context = context
         switch settings.apiGeneration {
-        case .v2: return .v2(V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }))
-        case .v1: return .v1(V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }))
+        case .v2:
+            let wire = V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+            return V2Service(requestorID: requestor, wire: wire)
+        case .v1:
+            let wire = V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+            return V1Service(requestorID: requestor, wire: wire)
         }
     }
 

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// REST API V1 bound to one requestor (Backend). V1 has no partner status header: the partner
+/// status is not sent (a partner profile is still decided on only with a usable one).
+package struct V1Service: Backend {
+    package let requestorID: String
+    let wire: V1Backend
+
+    package init(requestorID: String, wire: V1Backend) {
+        self.requestorID = requestorID
+        self.wire = wire
+    }
+
+    package var baseURL: String { wire.baseURL }
+    package var api: AdobeAPI { .v1(wire) }
+    /// Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media token
+    /// alone answers (one request instead of two).
+    package var keepsAuthorizations: Bool { true }
+
+    package func configuration() async throws(CallFailure) -> RequestorConfiguration {
+        try await wire.configuration(requestorID)
+    }
+
+    /// The device's authentication token, as a profile whose user metadata is still to be read.
+    package func profiles(partnerStatus: String?) async throws(CallFailure) -> [Profile] {
+        try await wire.authenticationToken(requestorID).map { [$0.profile] } ?? []
+    }
+
+    /// The token keeps what the store knows of it (type, user metadata).
+    package func synced(_ answered: [Profile], stored: [Profile], configuration: RequestorConfiguration, now: Int64) -> [Profile] {
+        ProfileSync.mergedV1(answered.first, stored: stored, configuration: configuration)
+    }
+
+    package func authorize(_ resource: String, profile: Profile, partnerStatus: String?, authorizedUntil: Int64?)
+        async throws(CallFailure) -> [Decision]
+    {
+        [try await wire.decision(requestorID, profile: profile, resource: resource, authorizedUntil: authorizedUntil)]
+    }
+
+    package func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision] {
+        try await wire.preauthorize(requestorID, resources: resources)
+    }
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// REST API V2 bound to one requestor (Backend).
+package struct V2Service: Backend {
+    package let requestorID: String
+    let wire: V2Backend
+
+    package init(requestorID: String, wire: V2Backend) {
+        self.requestorID = requestorID
+        self.wire = wire
+    }
+
+    package var baseURL: String { wire.baseURL }
+    package var api: AdobeAPI { .v2(wire) }
+    package var keepsAuthorizations: Bool { false }
+
+    package func configuration() async throws(CallFailure) -> RequestorConfiguration {
+        try await wire.configuration(requestorID)
+    }
+
+    package func profiles(partnerStatus: String?) async throws(CallFailure) -> [Profile] {
+        try await wire.profiles(requestorID, partnerStatus: partnerStatus)
+    }
+
+    /// TempPass and degraded profiles are not in Adobe's list: they stay.
+    package func synced(_ answered: [Profile], stored: [Profile], configuration: RequestorConfiguration, now: Int64) -> [Profile] {
+        ProfileSync.merged(answered, stored: stored, now: now)
+    }
+
+    package func authorize(_ resource: String, profile: Profile, partnerStatus: String?, authorizedUntil: Int64?)
+        async throws(CallFailure) -> [Decision]
+    {
+        try await wire.authorize(requestorID, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
+                                 tempPassIdentity: profile.tempPassIdentity)
+    }
+
+    package func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision] {
+        try await wire.preauthorize(requestorID, mvpd: profile.mvpd, resources: resources, partnerStatus: partnerStatus,
+                                    tempPassIdentity: profile.tempPassIdentity)
+    }
+}
