@@ -56,7 +56,10 @@ package final class RequestExecutor: Sendable {
                 let now = monotonicNanos()
                 let wait = max(bucket.withLock { $0.reserve(nowNanos: now) },
                                recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
-                if wait > 0 { try await Self.sleep(nanoseconds: wait) }
+                // Adobe counts arrivals: the burst's first request (a new connection) arrives later
+                // after its send than paced ones do, so Adobe's refill starts later than ours; a
+                // paced request waits a tenth longer to stay behind it.
+                if wait > 0 { try await Self.sleep(nanoseconds: wait + wait / 10) }
             }
             paced = false
             if Task.isCancelled { throw .transport(.cancelled) }
