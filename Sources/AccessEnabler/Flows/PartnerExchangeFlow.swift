@@ -194,7 +194,8 @@ extension PartnerExchangeFlow {
         case .profile(let profile):
             return (profile, .info, "partner account exchanged for a profile of \(profile.mvpd)")
         case .fallback(let session, let status):
-            return (nil, .info, "silent partner exchange fell back (\(session?.reasonType ?? status?.details ?? "not onboarded"))")
+            let reason = session?.reasonType ?? status?.details ?? "not onboarded"
+            return (nil, .info, "silent partner exchange fell back (\(reason))")
         case .partnerFailed(let error):
             return (nil, .warning, "silent partner exchange: partner failed (\(error.summary))")
         case .failed(let failure):

@@ -218,3 +218,82 @@ struct LoginFlowCancellationTests {
         }
     }
 }
+
+/// Every step × every event that ends or replaces the login from outside: the operation in
+/// progress is cancelled first; a picker still shown is dismissed last.
+struct LoginFlowEndingTests {
+    typealias F = LoginFixtures
+
+    /// (name, flow with call 1 waiting, the operation in progress, a picker shown)
+    static func steps() -> [(String, LoginFlow, UInt64?, Bool)] {
+        let code = CodeChallenge(mvpd: "Comcast", code: "ABC1234", url: "http://sp/a", notAfter: F.far)
+        var choosing = F.flow(partner: true)
+        _ = choosing.join(.authentication(F.call(1)), filter: ["TV_PROVIDERS": ["Cablevision"]])
+        var asking = F.flow(partner: true)
+        _ = asking.join(.authentication(F.call(1)))
+        var picking = asking
+        _ = picking.partnerAnswered(F.op(1), .access(.success(PartnerAccess(.granted))), now: F.now)
+        var exchanging = picking
+        _ = exchanging.partnerAnswered(F.op(2), .metadata(.success(PartnerMetadata(accountProviderIdentifier: "comcast-id",
+            authenticationExpirationDate: F.far))), now: F.now)
+        var starting = choosing
+        _ = starting.setSelectedProvider(F.call(2), "Comcast", stored: [], now: F.now)
+        var waiting = starting
+        _ = waiting.answered(F.op(1), .codeLoginStarted(.success(.code(code))), now: F.now)
+        var polling = waiting
+        _ = polling.pollTimerFired(F.op(2))
+        var stalled = polling
+        _ = stalled.answered(F.op(3), .codeLoginPolled(.failure(F.failure(.transport(.cancelled)))), now: F.now)
+        var tempPass = F.flow()
+        _ = tempPass.join(.authentication(F.call(1)))
+        _ = tempPass.setSelectedProvider(F.call(2), "TempPass_TEST40", stored: [], now: F.now)
+        return [("choosingProvider", choosing, nil, false), ("askingPermission", asking, 1, false),
+                ("picking", picking, 2, true), ("exchanging", exchanging, 3, false), ("startingCode", starting, 1, false),
+                ("waitingForPoll", waiting, 2, false), ("polling", polling, 3, false), ("tempPass", tempPass, 1, false),
+                ("stalled", stalled, nil, false)]
+    }
+
+    static let dialog = #"{"featuredAccountProviderIdentifiers":[],"partner":"Apple","supportedAccountProviderIdentifiers":["comcast-id","spectrum-id"]}"#
+
+    @Test(arguments: steps().map(\.0))
+    func endingEventsInEveryStep(_ name: String) throws {
+        let (_, original, operation, pickerShown) = try #require(Self.steps().first { $0.0 == name })
+        let cancel = operation.map { ["cancel \($0)"] } ?? []
+        let dismissed = pickerShown ? ["emit [] dismiss \(Self.dialog)"] : []
+        let ends: [(String, (inout LoginFlow) -> [LoginFlow.Action], [String])] = [
+            ("logout", { $0.logout() },
+             cancel + ["end 1 authenticated(0, User Not Authenticated Error) ← -", F.authN(false)] + dismissed),
+            ("requestorChanged", { $0.requestorChanged() },
+             cancel + ["end 1 authenticated(0, Generic Authentication Error) ← -", F.authN(false)] + dismissed),
+            ("nil selection", { $0.setSelectedProvider(F.call(9), nil, stored: [], now: F.now) },
+             ["select nil"] + cancel + ["emit [1] status N005/info The MVPD selection was cancelled.",
+                                        "end 1 authenticated(0, Provider Not Selected Error) ← N005", F.authN(false)] + dismissed),
+            ("unknown MVPD", { $0.setSelectedProvider(F.call(9), "Nope", stored: [], now: F.now) },
+             cancel + ["emit [1] status N500/error MVPD 'Nope' is not in the requestor's configuration.",
+                       "end 1 authenticated(0, Generic Authentication Error) ← N500", F.authN(false)] + dismissed),
+            ("destroy", { $0.destroy() }, cancel),
+        ]
+        for (event, apply, expected) in ends {
+            var flow = original
+            #expect(LoginTrace.lines(apply(&flow)) == expected, "\(name) × \(event)")
+            #expect(!flow.isLoginInProgress, "\(name) × \(event)")
+        }
+        // A new selection replaces the login's operation; the login and its waiter stay.
+        var flow = original
+        let next = try #require(LoginTrace.lines(flow.setSelectedProvider(F.call(9), "Cablevision", stored: [], now: F.now))
+            .first { $0.hasPrefix("request ") })
+        var replaced = original
+        #expect(LoginTrace.lines(replaced.setSelectedProvider(F.call(9), "Cablevision", stored: [], now: F.now))
+            == ["select Cablevision", F.selection("Cablevision")] + cancel + [next]
+            + (pickerShown ? ["emit [1] dismiss \(Self.dialog)"] : []), "\(name) × selection")
+        #expect(next.hasSuffix("startCodeLogin Cablevision") && replaced.waiters == [.authentication(F.call(1))], "\(name)")
+        // handleExternalURL: only once a code is shown.
+        var external = original
+        let woken = external.externalURL().map(LoginTrace.lines)
+        switch name {
+        case "waitingForPoll": #expect(woken == ["cancel 2", "request 3 poll ABC1234"])
+        case "polling", "stalled": #expect(woken == [])
+        default: #expect(woken == nil, "\(name)")
+        }
+    }
+}
