@@ -4,6 +4,8 @@ import Foundation
 
 /// A wall clock the test moves: `sleep` returns when `advance` reaches its deadline (or the
 /// sleeping task is cancelled), so polling, backoff, expiry and TTLs run on virtual time.
+/// With `realSleeps`, the clock only reads wrong (a box at 1970): its time stands still while
+/// sleeps take real time.
 package final class ManualClock: WallClock, @unchecked Sendable {
     private struct Sleeper {
         let id: Int
@@ -15,8 +17,12 @@ package final class ManualClock: WallClock, @unchecked Sendable {
     private var now: Int64
     private var sleepers: [Sleeper] = []
     private var nextID = 0
+    private let realSleeps: Bool
 
-    package init(_ now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) { self.now = now }
+    package init(_ now: Int64 = Int64(Date().timeIntervalSince1970 * 1000), realSleeps: Bool = false) {
+        self.now = now
+        self.realSleeps = realSleeps
+    }
 
     package func nowMillis() -> Int64 { lock.lock(); defer { lock.unlock() }; return now }
 
@@ -34,6 +40,10 @@ package final class ManualClock: WallClock, @unchecked Sendable {
     package var sleeping: Int { lock.lock(); defer { lock.unlock() }; return sleepers.count }
 
     package func sleep(millis: Int64) async {
+        if realSleeps {
+            if millis > 0 { try? await Task.sleep(nanoseconds: UInt64(millis) * 1_000_000) }
+            return
+        }
         let id = lock.withLock {
             defer { nextID += 1 }
             return nextID

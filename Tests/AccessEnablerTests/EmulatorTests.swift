@@ -99,7 +99,7 @@ import Testing
         settings.requestsPerSecond = 0
         settings.pollIntervalMillis = 1_000
         let enabler = try AccessEnabler(settings: settings, transport: CurlTransport(options: .init()),
-                                        clock: ManualClock(localClock))
+                                        clock: ManualClock(localClock, realSleeps: true))
         enabler.delegate = recorder
         enabler.statusDelegate = recorder
         return enabler

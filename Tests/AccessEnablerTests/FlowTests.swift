@@ -248,7 +248,7 @@ import Testing
     }
 
     @Test func anExpiredProfileIsNotAuthenticated() async throws {
-        let clock = ManualClock()
+        let clock = ManualClock(realSleeps: true)  // the login polls in real time; the test moves the wall clock
         let enabler = try client(clock: clock)
         try await ready(enabler)
         try await login(enabler)

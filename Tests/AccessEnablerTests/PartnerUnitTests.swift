@@ -124,13 +124,13 @@ import Testing
         ("pfs_fallback", "VSA503"), ("missing_parameters_fallback", "VSA503"), ("token_exchange_refused", "VSA503"),
     ])
     func oneCodeWithTheProviderDialog(_ reason: String, _ code: String) throws {
-        let status = try #require(Engine.fallbackStatus(mvpd("SUPPORTED"), reason: reason))
+        let status = try #require(PartnerExchangeFlow.fallbackStatus(mvpd("SUPPORTED"), reason: reason))
         #expect(status.errorID == code && status.level == .info && status.details == reason)
     }
 
     @Test func aProviderOnlyInThePlatformPickerContinuesSilently() {
         for reason in ["configuration_fallback", "pfs_fallback", "profile_request_refused", nil] {
-            #expect(Engine.fallbackStatus(mvpd("PICKER"), reason: reason) == nil)
+            #expect(PartnerExchangeFlow.fallbackStatus(mvpd("PICKER"), reason: reason) == nil)
         }
     }
 }

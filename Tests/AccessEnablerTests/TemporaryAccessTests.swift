@@ -53,9 +53,9 @@ import Testing
 
     @Test func identityHeaderIsBase64OfCompactJSON() {
         // Adobe's documented example value of AP-TempPass-Identity.
-        #expect(Engine.tempPassIdentity(["email": "foo@bar.com"]) == "eyJlbWFpbCI6ImZvb0BiYXIuY29tIn0=")
-        #expect(Engine.tempPassIdentity([:]) == nil)
-        #expect(Engine.tempPassIdentity(nil) == nil)
+        #expect(LoginFlow.tempPassIdentity(["email": "foo@bar.com"]) == "eyJlbWFpbCI6ImZvb0BiYXIuY29tIn0=")
+        #expect(LoginFlow.tempPassIdentity([:]) == nil)
+        #expect(LoginFlow.tempPassIdentity(nil) == nil)
     }
 
     @Test func profileSyncKeepsWhatGetProfilesDoesNotList() {

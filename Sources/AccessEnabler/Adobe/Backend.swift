@@ -3,7 +3,7 @@
 /// Adobe's REST API as the flows need it, bound to one requestor: the flows call these
 /// operations without knowing which API generation serves the requestor (V2: V2Service.swift;
 /// V1: V1Service.swift), and without passing the requestor id.
-package protocol Backend: Sendable {
+package protocol Backend: LoginBackend {
     var requestorID: String { get }
     var baseURL: String { get }
     /// The wire of the login flows (code session, TempPass, partner exchange, V1 user metadata),

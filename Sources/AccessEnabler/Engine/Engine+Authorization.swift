@@ -10,7 +10,7 @@ extension Engine {
                                               description: "The viewer is not authenticated."))
                 trackAuthorization(success: false, profile: nil)
             } else {
-                joinLogin(.authorization(call, resource))
+                run(loginFlow.join(.authorization(call, resource: resource)))
             }
             return
         }
@@ -116,7 +116,7 @@ extension Engine {
                 try? store.deleteProfiles(scope, requestor: requestor.id, mvpd: profile.mvpd)
             }
             if !check && !afterLogin {
-                joinLogin(.authorization(call, resource))
+                run(loginFlow.join(.authorization(call, resource: resource)))
                 return
             }
             emit(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), calls: [call])

@@ -52,7 +52,7 @@ extension Engine {
     /// on. V1 logs the device out once, TempPass included (Engine+V1.swift).
     func logout(_ call: CallID) {
         guard let requestor else { return }
-        endLogin(code: AccessEnablerErrorCode.userNotAuthenticated, status: nil)
+        run(loginFlow.logout())
         let deviceID = context.withLock { $0.deviceID }
         let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
         // The profile being logged out, usable now or not (a partner profile whose platform status

@@ -15,49 +15,6 @@
 /// * Degraded profiles (authenticate-all rule) report N010; both kinds are kept across profile syncs
 ///   (GET /profiles does not list them) and need no logout request for TempPass.
 extension Engine {
-    /// The TempPass identity header value for getAuthentication's `data`: Base64 of its compact JSON
-    /// with sorted keys ({"email":"foo@bar.com"} gives Adobe's documented eyJlbWFpbCI6ImZvb0BiYXIuY29tIn0=).
-    static func tempPassIdentity(_ data: JSONValue?) -> String? {
-        guard let object = data?.objectValue, !object.isEmpty else { return nil }
-        return Encoding.base64(JSONValue.object(object).jsonText)
-    }
-
-    /// setSelectedProvider with a TempPass MVPD.
-    func startTempPassLogin(_ loginID: Int, mvpd: MVPD) -> Int? {
-        let identity = login?.tempPassIdentity
-        if let stored = storedProfile(mvpd.id), stored.isTemporary, stored.isValid(at: clock.nowMillis()),
-            stored.tempPassIdentity == identity
-        {
-            completeLogin(loginID, with: stored)
-            return nil
-        }
-        return spawn { await self.runTempPassLogin(loginID, mvpd: mvpd, identity: identity) }
-    }
-
-    private func runTempPassLogin(_ loginID: Int, mvpd: MVPD, identity: String?) async {
-        guard let requestor else { return }
-        let backend: V2Backend
-        switch requestor.backend.api {
-        case .v1(let v1): return await runV1TempPassLogin(loginID, mvpd: mvpd, identity: identity, backend: v1)
-        case .v2(let v2): backend = v2
-        }
-        do {
-            guard let profile = try await backend.profile(requestor.id, mvpd: mvpd.id, tempPassIdentity: identity)
-            else {
-                failLogin(loginID, AdvancedStatus("N500", .error, "Adobe returned no TempPass profile for \(mvpd.id)."))
-                return
-            }
-            completeLogin(loginID, with: profile)
-        } catch {
-            if error.isCancellation || login?.id != loginID { return }
-            if case .enhanced(let enhanced, _) = error.error, StatusCatalog.isTempPassOver(enhanced) {
-                endTempPass(mvpd.id, identity: identity)
-            }
-            let (status, code) = StatusCatalog.tempPassLoginFailure(error, mvpd: mvpd.id)
-            finishLogin(loginID, .failure(code: code, status: status))
-        }
-    }
-
     /// The stored profile of `mvpd` (valid or not) for this requestor and device.
     func storedProfile(_ mvpd: String) -> Profile? {
         guard let requestor else { return nil }

@@ -16,68 +16,6 @@
 ///   the token's `tokenSource` is "Apple" (the V1 cookbook's logout step). The SDK knows the source
 ///   of the tokens it made; for a token it found at Adobe, the user metadata is read first.
 extension Engine {
-    // MARK: Second-screen login
-
-    func runV1Login(_ loginID: Int, mvpd: MVPD, backend: V1Backend) async {
-        guard let requestor else { return }
-        let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
-        // A token the device already holds for this MVPD (forceAuthn) is not this login's answer.
-        let previous = storedProfile(mvpd.id)?.notAfter
-        let record: V1RegistrationRecord
-        do {
-            record = try await backend.registrationCode(requestor.id, mvpd: mvpd.id)
-        } catch {
-            if !error.isCancellation { failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: true)) }
-            return
-        }
-        guard login?.id == loginID, !Task.isCancelled else { return }
-        let url = backend.authenticationURL(requestor.id, code: record.code, mvpd: mvpd.id, domainName: domain,
-                                            redirectURL: settings.redirectURL)
-        let deadline = codeDeadline(record.expires)
-        presentCode(record.code, url: url, deadline: deadline, mvpd: mvpd.id)
-        await poll(loginID, deadline: deadline) { () async throws(CallFailure) -> Profile? in
-            guard let token = try await backend.authenticationToken(requestor.id), token.mvpd == mvpd.id,
-                token.expires != previous
-            else { return nil }
-            return token.profile
-        }
-    }
-
-    // MARK: TempPass
-
-    func runV1TempPassLogin(_ loginID: Int, mvpd: MVPD, identity: String?, backend: V1Backend) async {
-        guard let requestor else { return }
-        let domain = settings.domainName ?? requestor.configuration.domains.first ?? "adobe.com"
-        do {
-            try await backend.freePreview(requestor.id, mvpd: mvpd.id, domainName: domain,
-                                          identity: identity.flatMap(V1Backend.identityJSON))
-        } catch {
-            if error.isCancellation || login?.id != loginID { return }
-            if error.stage == .call, error.error.httpStatus == 400 {
-                endTempPass(mvpd.id, identity: identity)
-                finishLogin(loginID, .failure(code: AccessEnablerErrorCode.userNotAuthenticated,
-                                              status: StatusCatalog.tempPassExpired(mvpd: mvpd.id, error.error.enhancedError)))
-            } else {
-                let (status, code) = StatusCatalog.tempPassLoginFailure(error, mvpd: mvpd.id)
-                finishLogin(loginID, .failure(code: code, status: status))
-            }
-            return
-        }
-        do {
-            guard var profile = try await backend.authenticationToken(requestor.id)?.profile, profile.mvpd == mvpd.id else {
-                failLogin(loginID, AdvancedStatus("N500", .error, "Adobe returned no TempPass token for \(mvpd.id)."))
-                return
-            }
-            profile.type = "temporary"
-            profile.issuer = "Adobe"
-            profile.tempPassIdentity = identity
-            completeLogin(loginID, with: profile)
-        } catch {
-            if error.isCancellation || login?.id != loginID { return }
-            failLogin(loginID, StatusCatalog.loginFailure(error, creatingSession: false))
-        }
-    }
-
     // MARK: User metadata
 
     /// getMetadata of user metadata while the V1 profile's metadata has not been read: the first

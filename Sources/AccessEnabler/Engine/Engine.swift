@@ -14,39 +14,6 @@ package actor Engine {
         let backend: any Backend
     }
 
-    /// A login in progress: who waits for it, which MVPD, which code.
-    struct Login {
-        enum Waiter {
-            case authentication(CallID)
-            case authorization(CallID, String)
-            var call: CallID {
-                switch self {
-                case .authentication(let call), .authorization(let call, _): call
-                }
-            }
-        }
-        let id: Int
-        var waiters: [Waiter]
-        var mvpd: String?
-        var code: String?
-        var taskID: Int?
-        /// Promotional TempPass: AP-TempPass-Identity from getAuthentication's data (never logged).
-        var tempPassIdentity: String?
-        /// V2 partner flow: Adobe's fallback session, reused when the viewer selects a provider.
-        var fallback: Fallback?
-        let wakeup = Wakeup()
-
-        struct Fallback {
-            var session: SessionAnswer
-            var partnerStatus: String
-        }
-    }
-
-    enum LoginOutcome {
-        case success(Profile)
-        case failure(code: String, status: AdvancedStatus?)
-    }
-
     struct CachedDecision {
         var authorized: Bool
         var error: EnhancedError?
@@ -72,8 +39,10 @@ package actor Engine {
     /// True while a command waits for the partner status it depends on: later commands queue
     /// behind it, so they still run in call order.
     private var awaitingPartner = false
-    var login: Login?
-    private var nextLoginID = 1
+    /// The login (getAuthentication, setSelectedProvider, ...; Engine+Login.swift runs it).
+    var loginFlow: LoginFlow
+    /// The tasks of the login's operations in progress (cancelled when the flow says so).
+    var loginTasks: [LoginOperation: Int] = [:]
     var preauthorizationCache: [String: CachedDecision] = [:]
     var preauthorizeLimit: Int
     var logoutRedirectPending = false
@@ -97,6 +66,7 @@ package actor Engine {
         self.sink = sink
         self.onRequestorDone = onRequestorDone
         self.preauthorizeLimit = max(1, settings.preauthorizeLimit)
+        self.loginFlow = LoginFlow(settings: Self.loginSettings(settings, tracking: tracking))
     }
 
     // MARK: Commands
@@ -215,7 +185,7 @@ package actor Engine {
         phase = .pending
         if let requestor, requestor.id != id {
             // Another requestor: its login and cached decisions do not carry over.
-            endLogin(code: AccessEnablerErrorCode.genericAuthentication, status: nil)
+            run(loginFlow.requestorChanged())
             preauthorizationCache = [:]
         }
         spawn { await self.runSetRequestor(call, id, serviceProviders) }
@@ -296,7 +266,10 @@ package actor Engine {
         case .failure(let failure):
             logger.warning("profile sync failed (\(failure.error.enhancedError.code)); keeping the stored profiles")
         }
-        requestor = Requestor(id: id, configuration: configuration, backend: backend)
+        let ready = Requestor(id: id, configuration: configuration, backend: self.backend(for: baseURL, requestor: id,
+                                                                                          configuration: configuration))
+        requestor = ready
+        loginFlow.requestorReady(loginRequestor(ready))
         if settings.partner != nil, currentProfile() == nil, let status = partnerCache?.status,
             status.problem(at: clock.nowMillis(), configuration: configuration) == nil
         {
@@ -323,7 +296,8 @@ package actor Engine {
         drainQueued()
     }
 
-    private func backend(for baseURL: String, requestor: String) -> any Backend {
+    /// The backend of `requestor` at `baseURL`; with its configuration, the login's domain too.
+    private func backend(for baseURL: String, requestor: String, configuration: RequestorConfiguration? = nil) -> any Backend {
         let provider: AccessTokenProvider
         if let existing = providers[baseURL] {
             provider = existing
@@ -336,13 +310,19 @@ package actor Engine {
             providers[baseURL] = provider
         }
         let context = context
+        let domain = settings.domainName ?? configuration?.domains.first ?? "adobe.com"
         switch settings.apiGeneration {
         case .v2:
             let wire = V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
-            return V2Service(requestorID: requestor, wire: wire)
+            return V2Service(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
+                             partnerName: settings.partner?.name)
         case .v1:
             let wire = V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
-            return V1Service(requestorID: requestor, wire: wire)
+            let (store, scope) = (store, scope)
+            return V1Service(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL) { mvpd in
+                let deviceID = context.withLock { $0.deviceID }
+                return (try? store.profiles(scope, requestor: requestor, deviceID: deviceID))?.profiles.first { $0.mvpd == mvpd }?.notAfter
+            }
         }
     }
 
@@ -404,11 +384,6 @@ package actor Engine {
             return Array(state.running.values)
         }
         for task in running { task.cancel() }
-    }
-
-    func newLoginID() -> Int {
-        defer { nextLoginID += 1 }
-        return nextLoginID
     }
 
     static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {

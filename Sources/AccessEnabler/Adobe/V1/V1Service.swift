@@ -5,10 +5,19 @@
 package struct V1Service: Backend {
     package let requestorID: String
     let wire: V1Backend
+    let domainName: String
+    let redirectURL: String
+    /// The `notAfter` of the stored token of an MVPD (a code login's answer must be a new token).
+    let storedNotAfter: @Sendable (String) -> Int64?
 
-    package init(requestorID: String, wire: V1Backend) {
+    package init(requestorID: String, wire: V1Backend, domainName: String = "adobe.com", redirectURL: String = "",
+                 storedNotAfter: @escaping @Sendable (String) -> Int64? = { _ in nil })
+    {
         self.requestorID = requestorID
         self.wire = wire
+        self.domainName = domainName
+        self.redirectURL = redirectURL
+        self.storedNotAfter = storedNotAfter
     }
 
     package var baseURL: String { wire.baseURL }

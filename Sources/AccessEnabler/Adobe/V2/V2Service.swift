@@ -4,10 +4,20 @@
 package struct V2Service: Backend {
     package let requestorID: String
     let wire: V2Backend
+    /// The session's `domainName` (Settings.domainName, else the configuration's first domain).
+    let domainName: String
+    let redirectURL: String
+    /// The partner framework's name (sessions/sso/{partner}, profiles/sso/{partner}).
+    let partnerName: String?
 
-    package init(requestorID: String, wire: V2Backend) {
+    package init(requestorID: String, wire: V2Backend, domainName: String = "adobe.com", redirectURL: String = "",
+                 partnerName: String? = nil)
+    {
         self.requestorID = requestorID
         self.wire = wire
+        self.domainName = domainName
+        self.redirectURL = redirectURL
+        self.partnerName = partnerName
     }
 
     package var baseURL: String { wire.baseURL }

@@ -168,14 +168,6 @@ package enum PartnerProfileAnswer: Sendable {
     case fallback(PartnerFallback)
 }
 
-/// A request to the platform's partner framework (the driver asks it with the action's timeout).
-package enum PartnerQuestion: Sendable, Equatable {
-    /// checkAccessStatus.
-    case accessStatus(prompt: Bool)
-    /// enqueue(metadata request): the picker, or the SAML request.
-    case metadata(PartnerMetadataRequest)
-}
-
 /// The answer of one backend operation, fed back to the flow with the operation's id.
 package enum LoginAnswer: Sendable {
     case codeLoginStarted(Result<CodeLoginStart, CodeLoginFailure>)
@@ -183,12 +175,6 @@ package enum LoginAnswer: Sendable {
     case tempPass(Result<Profile, TempPassFailure>)
     case partnerRequest(Result<PartnerRequestAnswer, CallFailure>)
     case partnerProfile(Result<PartnerProfileAnswer, CallFailure>)
-}
-
-/// The answer of the platform to a PartnerQuestion (a timeout is `PartnerError(.timeout)`).
-package enum PartnerAnswer: Sendable {
-    case access(Result<PartnerAccess, PartnerError>)
-    case metadata(Result<PartnerMetadata, PartnerError>)
 }
 
 /// The backend operations, bound to one requestor (the driver implements them on V2Backend and
