@@ -12,8 +12,8 @@
 /// - `waitingToRetry(attempt)`: the backoff before `attempt` runs.
 /// - `finished`: the call ended here, or went on in a login (`joinLogin`).
 /// - `cancelled`: destroyed, or the request was cancelled; nothing more is emitted.
-struct AuthorizationFlow {
-    enum State: Equatable {
+struct AuthorizationFlow: Sendable {
+    enum State: Equatable, Sendable {
         case idle
         case deciding(attempt: Int)
         case waitingToRetry(attempt: Int)
@@ -32,7 +32,7 @@ struct AuthorizationFlow {
         var authorizedUntil: Int64?
     }
 
-    enum Action {
+    enum Action: Sendable {
         case sendDecisionRequest(DecisionRequest)
         /// Wait `ItemRetry.baseDelayNanos(attempt:)` plus jitter, then `retryTimerFired(attempt:)`.
         case waitToRetry(attempt: Int)
@@ -67,9 +67,10 @@ struct AuthorizationFlow {
     ///   - partner: for a partner profile, the `AP-Partner-Framework-Status` value, or the SDK's
     ///     refusal when the status is not usable for it (Engine.partnerHeaderForDecisions); nil otherwise.
     ///   - authorizedUntil: V1, the stored authorization's expiry when it is still in the future.
-    init(call: CallID, resource: String, check: Bool, profile: Profile?, afterLogin: Bool = false,
-         partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil, tracking: TrackingValues)
-    {
+    init(
+        call: CallID, resource: String, check: Bool, profile: Profile?, afterLogin: Bool = false,
+        partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil, tracking: TrackingValues
+    ) {
         self.call = call
         self.resource = resource
         self.check = check
@@ -89,9 +90,10 @@ struct AuthorizationFlow {
         guard let profile else {
             state = .finished
             if check {
-                return [.emit(.end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                                             description: "The viewer is not authenticated."))),
-                        .emit(Emission(tracking.authorization(success: false, profile: nil))), .done]
+                return [
+                    fails(AccessEnablerErrorCode.userNotAuthenticated, "The viewer is not authenticated.", explanation: nil),
+                    track(success: false, profile: nil), .done,
+                ]
             }
             return [.joinLogin(call, resource: resource), .done]
         }
@@ -120,18 +122,18 @@ struct AuthorizationFlow {
                 state = .cancelled
                 return [.done]
             }
-            if case .enhanced(let enhanced, _) = failure.error, StatusCatalog.needsAuthentication(enhanced)
-                || StatusCatalog.isTempPassOver(enhanced) || StatusCatalog.isPartnerStatusRefusal(enhanced)
+            if case .enhanced(let enhanced, _) = failure.error,
+                StatusCatalog.needsAuthentication(enhanced)
+                    || StatusCatalog.isTempPassOver(enhanced) || StatusCatalog.isPartnerStatusRefusal(enhanced)
             {
                 return denied(enhanced, profile: profile)
             }
             state = .finished
             let status = StatusCatalog.authorizationFailure(failure)
-            return [.emit(Emission(.status(status), calls: [call])),
-                    .emit(.end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                                         description: status.message), explanation: status)),
-                    .emit(Emission(tracking.authorization(success: false, profile: profile, error: status.enhancedError))),
-                    .done]
+            return [
+                emit(status), fails(AccessEnablerErrorCode.genericAuthorization, status.message, explanation: status),
+                track(success: false, profile: profile, error: status.enhancedError), .done,
+            ]
         }
     }
 
@@ -150,15 +152,17 @@ struct AuthorizationFlow {
     // MARK: Outcomes
 
     private func request(_ attempt: Int, _ profile: Profile) -> DecisionRequest {
-        DecisionRequest(attempt: attempt, resource: resource, profile: profile, partnerHeader: header,
-                        authorizedUntil: authorizedUntil)
+        DecisionRequest(
+            attempt: attempt, resource: resource, profile: profile, partnerHeader: header,
+            authorizedUntil: authorizedUntil)
     }
 
     private mutating func decided(_ decisions: [Decision], profile: Profile) -> [Action] {
         // Adobe echoes the resource; compare without surrounding spaces (a documented answer has one).
         let wanted = resource.trimmedSpaces
-        guard let decision = decisions.first(where: { $0.resource.trimmedSpaces == wanted })
-            ?? (decisions.count == 1 ? decisions.first : nil)
+        guard
+            let decision = decisions.first(where: { $0.resource.trimmedSpaces == wanted })
+                ?? (decisions.count == 1 ? decisions.first : nil)
         else { return malformed("no decision for the resource", profile: profile) }
         guard decision.authorized else { return denied(decision.error, profile: profile) }
         guard let token = decision.token else { return malformed("a permit without a media token", profile: profile) }
@@ -166,14 +170,13 @@ struct AuthorizationFlow {
         var actions: [Action] = []
         // Z010 (degradation rule) / Z011 (TempPass) before the token, as other statuses precede their callback.
         let status = StatusCatalog.authorized(source: decision.source, mvpd: profile.mvpd)
-        if let status { actions.append(.emit(Emission(.status(status), calls: [call]))) }
+        if let status { actions.append(emit(status)) }
         // The token goes out before the expiry is stored (a durable write the host should not wait for).
         actions.append(.emit(.end(call, .setToken(token.serializedToken, resource: resource), explanation: status)))
         if let notAfter = decision.notAfter ?? token.notAfter {
             actions.append(.saveAuthorizationExpiry(mvpd: profile.mvpd, resource: resource, notAfter: notAfter))
         }
-        actions.append(.emit(Emission(tracking.authorization(success: true, profile: profile))))
-        actions.append(.done)
+        actions += [track(success: true, profile: profile), .done]
         return actions
     }
 
@@ -182,7 +185,7 @@ struct AuthorizationFlow {
         // A TempPass whose token Adobe no longer has (V1 answers so when the pass ends) is over too.
         let tempPassOver = StatusCatalog.isTempPassOver(error) || (profile.isTemporary && StatusCatalog.needsAuthentication(error))
         let status = tempPassOver ? StatusCatalog.tempPassExpired(mvpd: profile.mvpd, error) : StatusCatalog.authorizationDenial(error)
-        var actions: [Action] = [.emit(Emission(.status(status), calls: [call]))]
+        var actions: [Action] = [emit(status)]
         // A refused partner status: Adobe keeps the profile (a usable status later makes it count again).
         let partnerRefused = StatusCatalog.isPartnerStatusRefusal(error)
         if StatusCatalog.needsAuthentication(error) || tempPassOver || partnerRefused {
@@ -197,26 +200,36 @@ struct AuthorizationFlow {
                 return actions
             }
             actions.append(.emit(Emission(.setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), calls: [call])))
-            actions.append(.emit(.end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                                                description: status.message), explanation: status)))
+            actions.append(fails(AccessEnablerErrorCode.userNotAuthenticated, status.message, explanation: status))
         } else {
-            actions.append(.emit(.end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthorized,
-                                                                description: error?.details ?? error?.message ?? ""),
-                                      explanation: status)))
+            let description = error?.details ?? error?.message ?? ""
+            actions.append(fails(AccessEnablerErrorCode.userNotAuthorized, description, explanation: status))
         }
-        actions.append(.emit(Emission(tracking.authorization(success: false, profile: profile, error: error))))
-        actions.append(.done)
-        return actions
+        return actions + [track(success: false, profile: profile, error: error), .done]
     }
 
     private mutating func malformed(_ detail: String, profile: Profile) -> [Action] {
         state = .finished
         let error = ServiceError.malformed(operation: "decisions/authorize", detail: detail).enhancedError
         let status = AdvancedStatus("Z500", .error, error.message ?? detail, enhancedError: error)
-        return [.emit(Emission(.status(status), calls: [call])),
-                .emit(.end(call, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                                     description: error.message ?? detail), explanation: status)),
-                .emit(Emission(tracking.authorization(success: false, profile: profile, error: error))),
-                .done]
+        return [
+            emit(status), fails(AccessEnablerErrorCode.genericAuthorization, error.message ?? detail, explanation: status),
+            track(success: false, profile: profile, error: error), .done,
+        ]
+    }
+
+    // MARK: Emissions
+
+    /// A status of the call in progress.
+    private func emit(_ status: AdvancedStatus) -> Action { .emit(Emission(.status(status), calls: [call])) }
+
+    /// The event that ends the call in failure.
+    private func fails(_ code: String, _ description: String, explanation: AdvancedStatus?) -> Action {
+        .emit(.end(call, .tokenRequestFailed(resource: resource, code: code, description: description), explanation: explanation))
+    }
+
+    /// The authZ tracking data (of no call).
+    private func track(success: Bool, profile: Profile?, error: EnhancedError? = nil) -> Action {
+        .emit(Emission(tracking.authorization(success: success, profile: profile, error: error)))
     }
 }

@@ -17,7 +17,7 @@
 ///
 /// States (`State`): `idle`; `readingUserMetadata` (device); `loggingOut(waiting)` (perMVPD: the
 /// MVPDs whose answer is not in yet); `loggingOutDevice`; `finished`; `cancelled` (destroyed).
-struct LogoutFlow {
+struct LogoutFlow: Sendable {
     enum Scheme: Sendable {
         /// REST API V2: one request per MVPD.
         case perMVPD
@@ -25,7 +25,7 @@ struct LogoutFlow {
         case device
     }
 
-    enum State: Equatable {
+    enum State: Equatable, Sendable {
         case idle
         case readingUserMetadata
         case loggingOut(waiting: Set<String>)
@@ -34,7 +34,7 @@ struct LogoutFlow {
         case cancelled
     }
 
-    enum Action {
+    enum Action: Sendable {
         /// End the login in progress, if any, for all its waiters ("User Not Authenticated Error", no status).
         case endLogin
         /// Delete the requestor's stored profiles and its selected MVPD (log an error if the store fails).
@@ -132,8 +132,11 @@ struct LogoutFlow {
                 state = .cancelled
                 return [.done]
             }
-            actions.append(.log(.warning, "logout could not reach Adobe (\(failure.error.enhancedError.code)); "
-                + "the local profile was removed"))
+            actions.append(
+                .log(
+                    .warning,
+                    "logout could not reach Adobe (\(failure.error.enhancedError.code)); "
+                        + "the local profile was removed"))
         }
         return actions + end()
     }
@@ -166,8 +169,11 @@ struct LogoutFlow {
                     }
                 }
             case .failure(let failure):
-                actions.append(.log(.warning, "logout of \(mvpd) could not reach Adobe (\(failure.error.enhancedError.code)); "
-                    + "the local profile was removed"))
+                actions.append(
+                    .log(
+                        .warning,
+                        "logout of \(mvpd) could not reach Adobe (\(failure.error.enhancedError.code)); "
+                            + "the local profile was removed"))
                 if partnerMVPDs.contains(mvpd) { actions.append(status(StatusCatalog.platformSignOut(mvpd))) }
             }
         }
@@ -196,8 +202,10 @@ struct LogoutFlow {
 
     private mutating func end() -> [Action] {
         state = .finished
-        return [.emit(.end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), explanation: lastStatus)),
-                .done]
+        return [
+            .emit(.end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), explanation: lastStatus)),
+            .done,
+        ]
     }
 
     /// A logout page as the V2 backend resolves it (V2Backend.absolute): relative to the service URL.

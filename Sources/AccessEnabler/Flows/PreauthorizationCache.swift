@@ -38,8 +38,9 @@ struct PreauthorizationCache: Sendable {
 
     mutating func apply(_ update: Update) {
         for (resource, verdict) in update.decisions {
-            entries[Key(mvpd: update.mvpd, resource: resource)] = Entry(authorized: verdict.authorized, error: verdict.error,
-                                                                        expiresAt: update.expiresAt)
+            entries[Key(mvpd: update.mvpd, resource: resource)] = Entry(
+                authorized: verdict.authorized, error: verdict.error,
+                expiresAt: update.expiresAt)
         }
     }
 

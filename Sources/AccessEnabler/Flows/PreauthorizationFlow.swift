@@ -15,8 +15,8 @@
 /// - `waitingToRetry(attempt)`: the backoff before retry round `attempt`.
 /// - `finished`: the call's outcome was emitted.
 /// - `cancelled`: destroyed, or a request was cancelled; nothing more is emitted.
-struct PreauthorizationFlow {
-    enum State: Equatable {
+struct PreauthorizationFlow: Sendable {
+    enum State: Equatable, Sendable {
         case idle
         case awaitingPartnerHeader
         case fetching(attempt: Int)
@@ -27,7 +27,7 @@ struct PreauthorizationFlow {
 
     /// The call: checkPreauthorizedResources answers the permitted resources, preauthorize a
     /// decision per resource to its completion.
-    enum Request {
+    enum Request: Sendable {
         case check([String], cache: Bool)
         case preauthorize(PreauthorizeRequest, completion: @Sendable (PreauthorizeResponse) -> Void)
     }
@@ -46,7 +46,7 @@ struct PreauthorizationFlow {
         var partnerHeader: String?
     }
 
-    enum Action {
+    enum Action: Sendable {
         /// Engine.partnerHeaderForDecisions(profile); answer with `partnerHeaderAnswered`.
         case askPartnerHeader(Profile)
         case send(ChunkRequest)
@@ -62,7 +62,7 @@ struct PreauthorizationFlow {
     }
 
     /// What a set of requests decided (the engine's PreauthorizationOutcome).
-    struct Outcome: Equatable {
+    struct Outcome: Equatable, Sendable {
         var decisions: [String: Verdict] = [:]
         /// The first whole-request failure, if any request failed.
         var failure: EnhancedError?
@@ -73,7 +73,7 @@ struct PreauthorizationFlow {
     }
 
     /// A request out, or a chunk split in two whose halves are out.
-    private struct Node {
+    private struct Node: Sendable {
         var resources: [String]
         var parent: Int?
         var children: [Int] = []
@@ -103,10 +103,11 @@ struct PreauthorizationFlow {
         self.call = call
         self.request = request
         self.profile = profile
-        let given = switch request {
-        case .check(let resources, _): resources
-        case .preauthorize(let request, _): request.resources
-        }
+        let given =
+            switch request {
+            case .check(let resources, _): resources
+            case .preauthorize(let request, _): request.resources
+            }
         var seen = Set<String>()
         resources = given.filter { seen.insert($0).inserted }
     }
@@ -130,8 +131,9 @@ struct PreauthorizationFlow {
             switch request {
             case .check: return [.emit(.end(call, .preauthorizedResources([]))), .done]
             case .preauthorize(_, let completion):
-                let error = EnhancedError.sdk("authentication_session_missing", action: "authentication",
-                                              message: "The viewer is not authenticated.")
+                let error = EnhancedError.sdk(
+                    "authentication_session_missing", action: "authentication",
+                    message: "The viewer is not authenticated.")
                 return [.emit(.end(call, .preauthorizeResponse(.allDenied(resources, error), completion: completion))), .done]
             }
         }
@@ -288,8 +290,11 @@ struct PreauthorizationFlow {
             remembered[resource] = verdict
         }
         if !remembered.isEmpty, let profile {
-            actions.append(.updateCache(.init(mvpd: profile.mvpd, decisions: remembered,
-                                              expiresAt: now + PreauthorizationCache.lifetimeMillis)))
+            actions.append(
+                .updateCache(
+                    .init(
+                        mvpd: profile.mvpd, decisions: remembered,
+                        expiresAt: now + PreauthorizationCache.lifetimeMillis)))
         }
         return actions + finish(fetched)
     }
@@ -307,7 +312,9 @@ struct PreauthorizationFlow {
             var status: AdvancedStatus?
             if let failure = outcome.failure {
                 // A refused partner status says "not authenticated" (N000 / VSA403 / VSA404), as for getAuthorization.
-                status = StatusCatalog.isPartnerStatusRefusal(failure) ? StatusCatalog.authorizationDenial(failure)
+                status =
+                    StatusCatalog.isPartnerStatusRefusal(failure)
+                    ? StatusCatalog.authorizationDenial(failure)
                     : StatusCatalog.preauthorizationFailure(failure)
                 actions.append(.emit(Emission(.status(status!), calls: [call])))
             }

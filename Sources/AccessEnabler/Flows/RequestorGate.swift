@@ -18,8 +18,8 @@
 /// `partnerStatusAnswered` the driver runs `while let call = gate.nextQueuedCall { execute(gate.
 /// runQueued(facts: facts(for: call.command))) }`, so each call's facts are read at its turn, after
 /// the calls before it ran (as `drainQueued` re-dispatches them today).
-struct RequestorGate {
-    enum State {
+struct RequestorGate: Sendable {
+    enum State: Sendable {
         case none
         case settingUp(CallID)
         case ready
@@ -42,7 +42,7 @@ struct RequestorGate {
         static let noPartner = PartnerFacts(partnerConfigured: false, statusFresh: false, partnerProfileStored: false)
     }
 
-    enum Action {
+    enum Action: Sendable {
         /// Run setRequestor (the driver ends a login and clears the preauthorization cache when the
         /// requestor id changes, then fetches); answer with `setupFinished`.
         case startSetup(Call)
@@ -108,9 +108,10 @@ struct RequestorGate {
 
     /// The setRequestor `id` ended. `explanation`: the last status the driver emitted for it during
     /// the setup (SEC412, APPL, a stale-configuration warning), carried by setRequestorComplete(1).
-    mutating func setupFinished(_ id: CallID, _ outcome: Result<Void, CallFailure>,
-                                explanation: AdvancedStatus? = nil) -> [Action]
-    {
+    mutating func setupFinished(
+        _ id: CallID, _ outcome: Result<Void, CallFailure>,
+        explanation: AdvancedStatus? = nil
+    ) -> [Action] {
         guard case .settingUp(let running) = state, running == id else { return [] }
         switch outcome {
         case .success:
@@ -119,8 +120,10 @@ struct RequestorGate {
         case .failure(let failure):
             state = .failed
             let status = StatusCatalog.requestorFailure(failure)
-            return [.emit(Emission(.status(status), calls: [id])),
-                    .emit(.end(id, .setRequestorComplete(AccessEnablerStatus.error), explanation: status))]
+            return [
+                .emit(Emission(.status(status), calls: [id])),
+                .emit(.end(id, .setRequestorComplete(AccessEnablerStatus.error), explanation: status)),
+            ]
         }
     }
 
@@ -197,15 +200,22 @@ struct RequestorGate {
         case .setRequestor:
             return []
         case .checkAuthentication:
-            return [.end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated)),
-                    Emission(tracking.authentication(success: false, profile: nil, cached: false))]
+            return [
+                .end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated)),
+                Emission(tracking.authentication(success: false, profile: nil, cached: false)),
+            ]
         case .getAuthentication, .setSelectedProvider, .handleExternalURL:
             return [.end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))]
         case .getSelectedProvider:
             return [.end(id, .selectedProvider(nil))]
         case .authorization(let resource, _):
-            return [.end(id, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                                 description: notConfigured))]
+            return [
+                .end(
+                    id,
+                    .tokenRequestFailed(
+                        resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
+                        description: notConfigured))
+            ]
         case .checkPreauthorizedResources:
             return [.end(id, .preauthorizedResources([]))]
         case .preauthorize(let request, let completion):

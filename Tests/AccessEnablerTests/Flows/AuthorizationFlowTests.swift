@@ -8,11 +8,13 @@ import Testing
     static let id = CallID(7)
     static let user = digest()
 
-    static func flow(_ resource: String = "LIVE", check: Bool = false, profile: Profile? = .regular(), afterLogin: Bool = false,
-                     partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil) -> AuthorizationFlow
-    {
-        AuthorizationFlow(call: id, resource: resource, check: check, profile: profile, afterLogin: afterLogin,
-                          partner: partner, authorizedUntil: authorizedUntil, tracking: .test)
+    static func flow(
+        _ resource: String = "LIVE", check: Bool = false, profile: Profile? = .regular(), afterLogin: Bool = false,
+        partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil
+    ) -> AuthorizationFlow {
+        AuthorizationFlow(
+            call: id, resource: resource, check: check, profile: profile, afterLogin: afterLogin,
+            partner: partner, authorizedUntil: authorizedUntil, tracking: .test)
     }
 
     static func describe(_ actions: [AuthorizationFlow.Action]) -> [String] {
@@ -48,10 +50,11 @@ import Testing
 
     @Test func checkAuthorizationWithoutAProfileFailsWithoutLoggingIn() {
         var flow = Self.flow(check: true, profile: nil)
-        #expect(Self.describe(flow.start()) == [
-            "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer is not authenticated.)",
-            "emit[] tracking(1: false,,,false,,,\(trackingDevice))", "done",
-        ])
+        #expect(
+            Self.describe(flow.start()) == [
+                "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer is not authenticated.)",
+                "emit[] tracking(1: false,,,false,,,\(trackingDevice))", "done",
+            ])
         #expect(flow.state == .finished)
     }
 
@@ -66,8 +69,9 @@ import Testing
         var flow = Self.flow()
         #expect(Self.describe(flow.start()) == ["send#0 LIVE mvpd=Cablevision header=- until=-"])
         #expect(flow.state == .deciding(attempt: 0))
-        #expect(Self.describe(flow.decisionAnswered(attempt: 0, .success([.permit("LIVE", token: "T", notAfter: 5_000)])))
-            == ["end#7 setToken(T, LIVE)", "saveExpiry(Cablevision, LIVE, 5000)", Self.success, "done"])
+        #expect(
+            Self.describe(flow.decisionAnswered(attempt: 0, .success([.permit("LIVE", token: "T", notAfter: 5_000)])))
+                == ["end#7 setToken(T, LIVE)", "saveExpiry(Cablevision, LIVE, 5000)", Self.success, "done"])
         #expect(flow.isFinished)
     }
 
@@ -83,10 +87,11 @@ import Testing
     @Test(arguments: [("degradation", "Z010"), ("temppass", "Z011")])
     func degradedAndTempPassPermitsSayZ010AndZ011BeforeTheToken(source: String, code: String) {
         var flow = Self.flow()
-        #expect(Self.decide(&flow, .success([.permit("LIVE", source: source)])) == [
-            "emit[7] status(\(code))", "end#7 setToken(TOKEN, LIVE) <- \(code)", "saveExpiry(Cablevision, LIVE, 5000)", Self.success,
-            "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success([.permit("LIVE", source: source)])) == [
+                "emit[7] status(\(code))", "end#7 setToken(TOKEN, LIVE) <- \(code)", "saveExpiry(Cablevision, LIVE, 5000)", Self.success,
+                "done",
+            ])
     }
 
     @Test func theResourceIsMatchedWithoutSurroundingSpacesAndALoneDecisionIsTheAnswer() {
@@ -109,61 +114,68 @@ import Testing
     @Test func anMVPDDenialIsUserNotAuthorizedWithTheDetails() {
         let error = EnhancedError.adobe("authorization_denied_by_parental_controls", action: "none", details: "Rated TV-MA")
         var flow = Self.flow()
-        #expect(Self.decide(&flow, .success([.deny("LIVE", error)])) == [
-            "emit[7] status(Z100 authorization_denied_by_parental_controls)",
-            "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, Rated TV-MA) <- Z100", Self.trackingFailure(error), "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success([.deny("LIVE", error)])) == [
+                "emit[7] status(Z100 authorization_denied_by_parental_controls)",
+                "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, Rated TV-MA) <- Z100", Self.trackingFailure(error), "done",
+            ])
     }
 
     @Test func aDenialWithoutAnErrorIsZ100WithAnEmptyDescription() {
         var flow = Self.flow()
-        #expect(Self.decide(&flow, .success([.deny("LIVE")])) == [
-            "emit[7] status(Z100)", "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, ) <- Z100", Self.trackingFailure(nil),
-            "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success([.deny("LIVE")])) == [
+                "emit[7] status(Z100)", "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, ) <- Z100", Self.trackingFailure(nil),
+                "done",
+            ])
     }
 
     @Test func aProfileAdobeNoLongerHasIsForgottenAndGetAuthorizationLogsIn() {
         let error = EnhancedError.adobe("authenticated_profile_missing", action: "authentication", details: "gone")
         var flow = Self.flow()
-        #expect(Self.decide(&flow, .success([.deny("LIVE", error)]))
-            == ["emit[7] status(N000 authenticated_profile_missing)", "deleteProfiles(Cablevision)", "joinLogin#7(LIVE)", "done"])
+        #expect(
+            Self.decide(&flow, .success([.deny("LIVE", error)]))
+                == ["emit[7] status(N000 authenticated_profile_missing)", "deleteProfiles(Cablevision)", "joinLogin#7(LIVE)", "done"])
         // Top-level (the whole call refused) goes the same way.
         flow = Self.flow()
-        #expect(Self.decide(&flow, .failure(.enhanced(error)))
-            == ["emit[7] status(N000 authenticated_profile_missing)", "deleteProfiles(Cablevision)", "joinLogin#7(LIVE)", "done"])
+        #expect(
+            Self.decide(&flow, .failure(.enhanced(error)))
+                == ["emit[7] status(N000 authenticated_profile_missing)", "deleteProfiles(Cablevision)", "joinLogin#7(LIVE)", "done"])
     }
 
     @Test(arguments: [(true, false), (false, true)])
     func checkAuthorizationOrAnAuthorizationAfterALoginSaysNotAuthenticated(check: Bool, afterLogin: Bool) {
         let error = EnhancedError.adobe("authenticated_profile_expired", action: "authentication", details: "expired")
         var flow = Self.flow(check: check, afterLogin: afterLogin)
-        #expect(Self.decide(&flow, .success([.deny("LIVE", error)])) == [
-            "emit[7] status(N000 authenticated_profile_expired)", "deleteProfiles(Cablevision)",
-            "emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
-            "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer is not authenticated: expired) <- N000",
-            Self.trackingFailure(error), "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success([.deny("LIVE", error)])) == [
+                "emit[7] status(N000 authenticated_profile_expired)", "deleteProfiles(Cablevision)",
+                "emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
+                "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer is not authenticated: expired) <- N000",
+                Self.trackingFailure(error), "done",
+            ])
     }
 
     @Test func aTempPassThatIsOverEndsItsProfileInsteadOfDeletingIt() {
         let over = EnhancedError.adobe("temporary_access_duration_limit_exceeded", action: "authentication")
         var flow = Self.flow(profile: .tempPass(identity: "ID64"))
-        #expect(Self.decide(&flow, .success([.deny("LIVE", over)])) == [
-            "emit[7] status(N111 temporary_access_duration_limit_exceeded)", "endTempPass(TempPass_TEST40, ID64)",
-            "joinLogin#7(LIVE)", "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success([.deny("LIVE", over)])) == [
+                "emit[7] status(N111 temporary_access_duration_limit_exceeded)", "endTempPass(TempPass_TEST40, ID64)",
+                "joinLogin#7(LIVE)", "done",
+            ])
         // V1 answers "no token" when the pass ends: for a TempPass profile that is over too.
         let missing = EnhancedError.adobe("authenticated_profile_missing", action: "authentication")
         flow = Self.flow(check: true, profile: .tempPass())
-        #expect(Self.decide(&flow, .failure(.enhanced(missing))) == [
-            "emit[7] status(N111 authenticated_profile_missing)", "endTempPass(TempPass_TEST40, nil)",
-            "emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
-            "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, TempPass expired.) <- N111",
-            "emit[] tracking(1: false,TempPass_TEST40,,false,authenticated_profile_missing,Adobe says authenticated_profile_missing.,"
-                + "\(trackingDevice))",
-            "done",
-        ])
+        #expect(
+            Self.decide(&flow, .failure(.enhanced(missing))) == [
+                "emit[7] status(N111 authenticated_profile_missing)", "endTempPass(TempPass_TEST40, nil)",
+                "emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
+                "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, TempPass expired.) <- N111",
+                "emit[] tracking(1: false,TempPass_TEST40,,false,authenticated_profile_missing,Adobe says authenticated_profile_missing.,"
+                    + "\(trackingDevice))",
+                "done",
+            ])
     }
 
     // MARK: Partner profiles
@@ -178,15 +190,23 @@ import Testing
         #expect(Self.describe(flow.start()) == ["send#0 LIVE mvpd=Cablevision header=- until=-"])
     }
 
-    @Test(arguments: [(false, ["joinLogin#7(LIVE)", "done"]),
-                      (true, ["emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
-                              "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer denied this app access to "
-                                  + "the TV provider account: not authenticated through the platform (The platform's TV provider "
-                                  + "status cannot be used (denied); the viewer must authenticate again.)) <- VSA403"])])
+    @Test(arguments: [
+        (false, ["joinLogin#7(LIVE)", "done"]),
+        (
+            true,
+            [
+                "emit[7] setAuthenticationStatus(0, User Not Authenticated Error)",
+                "end#7 tokenRequestFailed(LIVE, User Not Authenticated Error, The viewer denied this app access to "
+                    + "the TV provider account: not authenticated through the platform (The platform's TV provider "
+                    + "status cannot be used (denied); the viewer must authenticate again.)) <- VSA403",
+            ]
+        ),
+    ])
     func anUnusablePartnerStatusSendsNoRequestAndKeepsTheProfile(check: Bool, tail: [String]) {
         // As Engine.partnerRefusal makes it.
-        let refusal = EnhancedError.sdk("invalid_header_pfs_permission_access_not_granted", action: "authentication",
-                                        message: "The platform's TV provider status cannot be used (denied); the viewer must authenticate again.")
+        let refusal = EnhancedError.sdk(
+            "invalid_header_pfs_permission_access_not_granted", action: "authentication",
+            message: "The platform's TV provider status cannot be used (denied); the viewer must authenticate again.")
         var flow = Self.flow(check: check, profile: .partner(), partner: .failure(refusal))
         let actions = Self.describe(flow.start())
         #expect(Array(actions.prefix(1 + tail.count)) == ["emit[7] status(VSA403 invalid_header_pfs_permission_access_not_granted)"] + tail)
@@ -196,25 +216,28 @@ import Testing
     @Test func adobesRefusalOfThePartnerStatusKeepsTheProfile() {
         let refusal = EnhancedError.adobe("invalid_header_pfs_provider_id_mismatch", action: "authentication", status: 400)
         var flow = Self.flow(profile: .partner(), partner: .success("PFS"))
-        #expect(Self.decide(&flow, .failure(.enhanced(refusal)))
-            == ["emit[7] status(N000 invalid_header_pfs_provider_id_mismatch)", "joinLogin#7(LIVE)", "done"])
+        #expect(
+            Self.decide(&flow, .failure(.enhanced(refusal)))
+                == ["emit[7] status(N000 invalid_header_pfs_provider_id_mismatch)", "joinLogin#7(LIVE)", "done"])
     }
 
     // MARK: Item-level retries
 
     @Test func anItemLevelRetryIsAskedAgainAtMostTwice() {
-        let timeout = EnhancedError.adobe("network_connection_timeout", action: "retry", status: 403, details: "The MVPD did not answer in time")
+        let timeout = EnhancedError.adobe(
+            "network_connection_timeout", action: "retry", status: 403, details: "The MVPD did not answer in time")
         var flow = Self.flow()
         #expect(Self.decide(&flow, .success([.deny("LIVE", timeout)])) == ["waitToRetry(1)"])
         #expect(flow.state == .waitingToRetry(attempt: 1))
         #expect(Self.describe(flow.retryTimerFired(attempt: 1)) == ["send#1 LIVE mvpd=Cablevision header=- until=-"])
         #expect(Self.describe(flow.decisionAnswered(attempt: 1, .success([.deny("LIVE", timeout)]))) == ["waitToRetry(2)"])
         #expect(Self.describe(flow.retryTimerFired(attempt: 2)) == ["send#2 LIVE mvpd=Cablevision header=- until=-"])
-        #expect(Self.describe(flow.decisionAnswered(attempt: 2, .success([.deny("LIVE", timeout)]))) == [
-            "emit[7] status(Z120 network_connection_timeout)",
-            "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, The MVPD did not answer in time) <- Z120",
-            Self.trackingFailure(timeout), "done",
-        ])
+        #expect(
+            Self.describe(flow.decisionAnswered(attempt: 2, .success([.deny("LIVE", timeout)]))) == [
+                "emit[7] status(Z120 network_connection_timeout)",
+                "end#7 tokenRequestFailed(LIVE, User Not Authorized Error, The MVPD did not answer in time) <- Z120",
+                Self.trackingFailure(timeout), "done",
+            ])
         #expect(ItemRetry.baseDelayNanos(attempt: 1) == 500_000_000 && ItemRetry.baseDelayNanos(attempt: 2) == 1_000_000_000)
     }
 
@@ -243,29 +266,36 @@ import Testing
     @Test func aCallThatFailsIsGenericAuthorizationError() {
         var flow = Self.flow()
         let status = StatusCatalog.authorizationFailure(.network)
-        #expect(Self.decide(&flow, .failure(.network)) == [
-            "emit[7] status(Z120 network_error)", "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, \(status.message)) <- Z120",
-            Self.trackingFailure(status.enhancedError), "done",
-        ])
+        #expect(
+            Self.decide(&flow, .failure(.network)) == [
+                "emit[7] status(Z120 network_error)",
+                "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, \(status.message)) <- Z120",
+                Self.trackingFailure(status.enhancedError), "done",
+            ])
         // Adobe's top-level error that says `retry` (the executor already repeated it) is no item retry.
         flow = Self.flow()
         let timeout = EnhancedError.adobe("network_connection_timeout", action: "retry", status: 504)
-        #expect(Self.decide(&flow, .failure(.enhanced(timeout)))[0...1] == [
-            "emit[7] status(Z120 network_connection_timeout)",
-            "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, Adobe says network_connection_timeout.) <- Z120",
-        ])
+        #expect(
+            Self.decide(&flow, .failure(.enhanced(timeout)))[0...1] == [
+                "emit[7] status(Z120 network_connection_timeout)",
+                "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, Adobe says network_connection_timeout.) <- Z120",
+            ])
     }
 
-    @Test(arguments: [([Decision](), "no decision for the resource"), ([.permit("A"), .permit("B")], "no decision for the resource"),
-                      ([Decision(resource: "LIVE", authorized: true)], "a permit without a media token")])
+    @Test(arguments: [
+        ([Decision](), "no decision for the resource"), ([.permit("A"), .permit("B")], "no decision for the resource"),
+        ([Decision(resource: "LIVE", authorized: true)], "a permit without a media token"),
+    ])
     func malformedAnswersAreZ500(decisions: [Decision], detail: String) {
         var flow = Self.flow()
         let message = "Unexpected decisions/authorize answer: \(detail)."
-        #expect(Self.decide(&flow, .success(decisions)) == [
-            "emit[7] status(Z500 server_response_format_unknown)",
-            "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, \(message)) <- Z500",
-            "emit[] tracking(1: false,Cablevision,\(Self.user),false,server_response_format_unknown,\(message),\(trackingDevice))", "done",
-        ])
+        #expect(
+            Self.decide(&flow, .success(decisions)) == [
+                "emit[7] status(Z500 server_response_format_unknown)",
+                "end#7 tokenRequestFailed(LIVE, Generic Authorization Error, \(message)) <- Z500",
+                "emit[] tracking(1: false,Cablevision,\(Self.user),false,server_response_format_unknown,\(message),\(trackingDevice))",
+                "done",
+            ])
     }
 
     // MARK: Late events and cancellation
@@ -301,5 +331,45 @@ import Testing
         #expect(Self.decide(&flow, .failure(.cancelled)) == ["done"])
         #expect(flow.state == .cancelled)
         #expect(flow.decisionAnswered(attempt: 0, .success([.permit("LIVE")])).isEmpty)
+    }
+
+    // MARK: Every state × event
+
+    /// The flow in `state`: idle, deciding (attempt 0), waitingToRetry (attempt 1), finished, cancelled.
+    static func flow(in state: String) -> AuthorizationFlow {
+        var flow = Self.flow()
+        switch state {
+        case "deciding": _ = flow.start()
+        case "waitingToRetry": _ = decide(&flow, .success([.deny("LIVE", .adobe("internal_error", action: "retry"))]))
+        case "finished": _ = decide(&flow, .success([.permit("LIVE")]))
+        case "cancelled":
+            _ = flow.start()
+            _ = flow.cancel()
+        default: break
+        }
+        return flow
+    }
+
+    @Test(arguments: [
+        // state, start, answer of attempt 0, answer of attempt 1, retry timer 1 (first action or "-")
+        ("idle", "send#0 LIVE mvpd=Cablevision header=- until=-", "-", "-", "-"),
+        ("deciding", "-", "end#7 setToken(TOKEN, LIVE)", "-", "-"),
+        ("waitingToRetry", "-", "-", "-", "send#1 LIVE mvpd=Cablevision header=- until=-"),
+        ("finished", "-", "-", "-", "-"),
+        ("cancelled", "-", "-", "-", "-"),
+    ])
+    func everyStateAndEvent(state: String, start: String, answer0: String, answer1: String, timer: String) {
+        func first(_ actions: [AuthorizationFlow.Action]) -> String { Self.describe(actions).first ?? "-" }
+        var flow = Self.flow(in: state)
+        #expect(first(flow.start()) == start)
+        flow = Self.flow(in: state)
+        #expect(first(flow.decisionAnswered(attempt: 0, .success([.permit("LIVE")]))) == answer0)
+        flow = Self.flow(in: state)
+        #expect(first(flow.decisionAnswered(attempt: 1, .success([.permit("LIVE")]))) == answer1)
+        flow = Self.flow(in: state)
+        #expect(first(flow.retryTimerFired(attempt: 1)) == timer)
+        flow = Self.flow(in: state)
+        #expect(flow.cancel().isEmpty)
+        #expect(flow.isFinished)
     }
 }

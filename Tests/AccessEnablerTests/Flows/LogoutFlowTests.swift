@@ -10,9 +10,10 @@ import Testing
     static let local = ["endLogin", "removeStoredProfiles", "clearPreauthorizationCache"]
     static let end = ["end#5 setAuthenticationStatus(0, User Not Authenticated Error)", "done"]
 
-    static func flow(_ stored: [Profile], current: Profile? = nil, scheme: LogoutFlow.Scheme = .perMVPD,
-                     browser: Bool = false) -> LogoutFlow
-    {
+    static func flow(
+        _ stored: [Profile], current: Profile? = nil, scheme: LogoutFlow.Scheme = .perMVPD,
+        browser: Bool = false
+    ) -> LogoutFlow {
         LogoutFlow(call: id, stored: stored, current: current, scheme: scheme, browserLogin: browser, baseURL: base)
     }
 
@@ -64,20 +65,25 @@ import Testing
         var flow = Self.flow([.regular(), .tempPass()])
         #expect(Self.describe(flow.start()) == Self.local + ["sendLogout(Cablevision)"])
         #expect(flow.state == .loggingOut(waiting: ["Cablevision"]))
-        #expect(Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("https://mvpd.example/logout")])))
-            == ["emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/logout)",
-                "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- LOGOUT", "done"])
+        #expect(
+            Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("https://mvpd.example/logout")])))
+                == [
+                    "emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/logout)",
+                    "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- LOGOUT", "done",
+                ])
     }
 
     @Test func aBrowserOpensTheLogoutPageResolvedAgainstTheServiceURL() {
         var flow = Self.flow([.regular()], browser: true)
         _ = flow.start()
-        #expect(Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("/adobe-services/logout?x=1")])))
-            == ["setLogoutRedirectPending", "emit[5] navigateToURL(\(Self.base)/adobe-services/logout?x=1)"] + Self.end)
+        #expect(
+            Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("/adobe-services/logout?x=1")])))
+                == ["setLogoutRedirectPending", "emit[5] navigateToURL(\(Self.base)/adobe-services/logout?x=1)"] + Self.end)
         flow = Self.flow([.regular()], browser: true)
         _ = flow.start()
-        #expect(Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("logout")])))[1]
-            == "emit[5] navigateToURL(\(Self.base)/logout)")
+        #expect(
+            Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(["Cablevision": Self.page("logout")])))[1]
+                == "emit[5] navigateToURL(\(Self.base)/logout)")
     }
 
     @Test func answersAreReportedOnceAllAreInInMVPDOrderWithVSA203ForPartnerProfiles() {
@@ -90,25 +96,28 @@ import Testing
             "z": Self.page(nil), "b": Self.page("https://mvpd.example/b"), "a": Self.page("https://mvpd.example/a"),
             "p": Self.page(nil, name: "partner_logout"),
         ]
-        #expect(Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(answer))) == [
-            "log(warning, logout of Altice could not reach Adobe (network_error); the local profile was removed)",
-            // Adobe's partner_logout action asks for VSA203 too.
-            "emit[5] status(VSA203 mvpd=Cablevision)",
-            "emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/a)",
-            "emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/b)",
-            // A partner profile gets VSA203 whatever Adobe answers.
-            "emit[5] status(VSA203 mvpd=Dish)",
-            "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203", "done",
-        ])
+        #expect(
+            Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .success(answer))) == [
+                "log(warning, logout of Altice could not reach Adobe (network_error); the local profile was removed)",
+                // Adobe's partner_logout action asks for VSA203 too.
+                "emit[5] status(VSA203 mvpd=Cablevision)",
+                "emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/a)",
+                "emit[5] status(LOGOUT mvpd=Cablevision url=https://mvpd.example/b)",
+                // A partner profile gets VSA203 whatever Adobe answers.
+                "emit[5] status(VSA203 mvpd=Dish)",
+                "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203", "done",
+            ])
     }
 
     @Test func aPartnerProfileGetsVSA203AlsoWhenAdobeCannotBeReached() {
         var flow = Self.flow([.partner()])
         _ = flow.start()
-        #expect(Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .failure(.enhanced(.adobe("internal_error", status: 500))))) == [
-            "log(warning, logout of Cablevision could not reach Adobe (internal_error); the local profile was removed)",
-            "emit[5] status(VSA203 mvpd=Cablevision)", "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203", "done",
-        ])
+        #expect(
+            Self.describe(flow.logoutAnswered(mvpd: "Cablevision", .failure(.enhanced(.adobe("internal_error", status: 500))))) == [
+                "log(warning, logout of Cablevision could not reach Adobe (internal_error); the local profile was removed)",
+                "emit[5] status(VSA203 mvpd=Cablevision)", "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203",
+                "done",
+            ])
     }
 
     @Test func lateUnknownAndSecondAnswersAreIgnored() {
@@ -157,10 +166,11 @@ import Testing
         var flow = Self.flow([.regular("Dish", notAfter: 10), .partner("Cablevision", notAfter: 20)], current: nil, scheme: .device)
         #expect(flow.current?.mvpd == "Cablevision")
         #expect(Self.describe(flow.start()) == Self.local + ["emit[5] status(VSA203 mvpd=Cablevision)", "sendDeviceLogout"])
-        #expect(Self.describe(flow.deviceLogoutAnswered(.failure(.network))) == [
-            "log(warning, logout could not reach Adobe (network_error); the local profile was removed)",
-            "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203", "done",
-        ])
+        #expect(
+            Self.describe(flow.deviceLogoutAnswered(.failure(.network))) == [
+                "log(warning, logout could not reach Adobe (network_error); the local profile was removed)",
+                "end#5 setAuthenticationStatus(0, User Not Authenticated Error) <- VSA203", "done",
+            ])
     }
 
     static func foundAtAdobe(pending: Bool? = true) -> Profile {
@@ -175,8 +185,11 @@ import Testing
         #expect(Self.describe(flow.start()) == Self.local + ["readUserMetadata"])
         #expect(flow.state == .readingUserMetadata)
         let apple = try Self.metadata(#"{"data": {"tokenSource": "Apple", "zip": "10001"}, "encrypted": []}"#)
-        #expect(Self.describe(flow.userMetadataAnswered(.success(apple)))
-            == ["saveProfileIfStillStored(Cablevision, appleSSO, Apple)", "emit[5] status(VSA203 mvpd=Cablevision)", "sendDeviceLogout"])
+        #expect(
+            Self.describe(flow.userMetadataAnswered(.success(apple)))
+                == [
+                    "saveProfileIfStillStored(Cablevision, appleSSO, Apple)", "emit[5] status(VSA203 mvpd=Cablevision)", "sendDeviceLogout",
+                ])
         let completed = LogoutFlow.completed(Self.foundAtAdobe(), with: apple)
         #expect(completed.attributesPending == nil && completed.originUnknown == nil)
         #expect(completed.attributes["zip"]?.value == .string("10001") && completed.attributes["userID"] != nil)
@@ -187,14 +200,20 @@ import Testing
         let other = try Self.metadata(#"{"data": {"zip": "10001"}}"#)
         var flow = Self.flow([Self.foundAtAdobe()], current: Self.foundAtAdobe(), scheme: .device)
         _ = flow.start()
-        #expect(Self.describe(flow.userMetadataAnswered(.success(other))) == ["saveProfileIfStillStored(Cablevision, regular, Cablevision)",
-                                                                             "sendDeviceLogout"])
+        #expect(
+            Self.describe(flow.userMetadataAnswered(.success(other))) == [
+                "saveProfileIfStillStored(Cablevision, regular, Cablevision)",
+                "sendDeviceLogout",
+            ])
         flow = Self.flow([Self.foundAtAdobe()], current: Self.foundAtAdobe(), scheme: .device)
         _ = flow.start()
         #expect(Self.describe(flow.userMetadataAnswered(.success(nil))) == ["sendDeviceLogout"])
         flow = Self.flow([Self.foundAtAdobe()], current: Self.foundAtAdobe(), scheme: .device)
         _ = flow.start()
-        #expect(Self.describe(flow.userMetadataAnswered(.failure(.network))) == ["log(warning, user metadata: network_error)", "sendDeviceLogout"])
+        #expect(
+            Self.describe(flow.userMetadataAnswered(.failure(.network))) == [
+                "log(warning, user metadata: network_error)", "sendDeviceLogout",
+            ])
         // Its metadata already read (not pending): nothing to read.
         flow = Self.flow([Self.foundAtAdobe(pending: nil)], current: Self.foundAtAdobe(pending: nil), scheme: .device)
         #expect(Self.describe(flow.start()) == Self.local + ["sendDeviceLogout"])
@@ -220,5 +239,58 @@ import Testing
         _ = flow.start()
         _ = flow.deviceLogoutAnswered(.success(()))
         #expect(flow.deviceLogoutAnswered(.success(())).isEmpty)  // a second answer
+    }
+
+    // MARK: Every state × event
+
+    /// The flow in `state`: V2 (Cablevision, Dish) for loggingOut, V1 (a token found at Adobe) for
+    /// readingUserMetadata and loggingOutDevice.
+    static func flow(in state: String) -> LogoutFlow {
+        let v1 = ["readingUserMetadata", "loggingOutDevice"].contains(state)
+        var flow =
+            v1
+            ? Self.flow([foundAtAdobe()], current: foundAtAdobe(), scheme: .device)
+            : Self.flow([.regular(), .regular("Dish")])
+        switch state {
+        case "readingUserMetadata", "loggingOut": _ = flow.start()
+        case "loggingOutDevice":
+            _ = flow.start()
+            _ = flow.userMetadataAnswered(.success(nil))
+        case "finished":
+            _ = flow.start()
+            _ = flow.logoutAnswered(mvpd: "Cablevision", .success([:]))
+            _ = flow.logoutAnswered(mvpd: "Dish", .success([:]))
+        case "cancelled":
+            _ = flow.start()
+            _ = flow.cancel()
+        default: break
+        }
+        return flow
+    }
+
+    @Test(arguments: [
+        // state, start, user metadata answered, Cablevision's answer, device logout answered (first action or "-")
+        ("idle", "endLogin", "-", "-", "-"),
+        ("readingUserMetadata", "-", "sendDeviceLogout", "-", "-"),
+        ("loggingOut", "-", "-", "(waits for Dish)", "-"),
+        ("loggingOutDevice", "-", "-", "-", "end#5 setAuthenticationStatus(0, User Not Authenticated Error)"),
+        ("finished", "-", "-", "-", "-"),
+        ("cancelled", "-", "-", "-", "-"),
+    ])
+    func everyStateAndEvent(state: String, start: String, metadata: String, answer: String, device: String) {
+        func first(_ actions: [LogoutFlow.Action]) -> String { Self.describe(actions).first ?? "-" }
+        var flow = Self.flow(in: state)
+        #expect(first(flow.start()) == start)
+        flow = Self.flow(in: state)
+        #expect(first(flow.userMetadataAnswered(.success(nil))) == metadata)
+        flow = Self.flow(in: state)
+        let answered = flow.logoutAnswered(mvpd: "Cablevision", .success([:]))
+        #expect(
+            (state == "loggingOut" ? (flow.state == .loggingOut(waiting: ["Dish"]) ? "(waits for Dish)" : "?") : first(answered)) == answer)
+        flow = Self.flow(in: state)
+        #expect(first(flow.deviceLogoutAnswered(.success(()))) == device)
+        flow = Self.flow(in: state)
+        #expect(flow.cancel().isEmpty)
+        #expect(flow.isFinished)
     }
 }

@@ -57,8 +57,9 @@ import Testing
         var h = GateHarness()
         _ = h.arrive(.setRequestor(id: "REF30", serviceProviders: nil))
         let warning = AdvancedStatus("SEC412", .warning, "device id changed")
-        #expect(Self.describe(h.gate.setupFinished(CallID(1), .success(()), explanation: warning))
-            == ["end#1 setRequestorComplete(1) <- SEC412"])
+        #expect(
+            Self.describe(h.gate.setupFinished(CallID(1), .success(()), explanation: warning))
+                == ["end#1 setRequestorComplete(1) <- SEC412"])
     }
 
     @Test func aSecondSetRequestorQueuesBehindTheFirstAndStartsWhenItEnds() {
@@ -67,8 +68,9 @@ import Testing
         #expect(h.arrive(.setRequestor(id: "OTHER", serviceProviders: nil)) == [])
         #expect(h.arrive(.checkAuthentication) == [])
         // The first fails: the second is still pending, so calls are still admitted.
-        #expect(Self.describe(h.gate.setupFinished(CallID(1), .failure(Self.cfg400)))
-            == ["emit[1] status(CFG400 invalid_parameter_service_provider)", "end#1 setRequestorComplete(0) <- CFG400"])
+        #expect(
+            Self.describe(h.gate.setupFinished(CallID(1), .failure(Self.cfg400)))
+                == ["emit[1] status(CFG400 invalid_parameter_service_provider)", "end#1 setRequestorComplete(0) <- CFG400"])
         #expect(h.gate.admits(.checkAuthentication))
         #expect(h.drain() == ["startSetup#2"])
         #expect(h.gate.queue.map(\.id) == [CallID(3)])
@@ -97,27 +99,29 @@ import Testing
             .checkPreauthorizedResources(["A"], cache: true), Self.preauthorize, Self.metadata, .logout,
         ]
         for command in commands { #expect(h.arrive(command) == []) }
-        #expect(Self.describe(h.gate.setupFinished(CallID(1), .failure(Self.cfg400)))
-            == ["emit[1] status(CFG400 invalid_parameter_service_provider)", "end#1 setRequestorComplete(0) <- CFG400"])
+        #expect(
+            Self.describe(h.gate.setupFinished(CallID(1), .failure(Self.cfg400)))
+                == ["emit[1] status(CFG400 invalid_parameter_service_provider)", "end#1 setRequestorComplete(0) <- CFG400"])
         #expect(!h.gate.admits(.checkAuthentication))
-        #expect(h.drain() == [
-            "end#2 setAuthenticationStatus(0, User Not Authenticated Error)",
-            "emit[] tracking(0: false,,,false,\(trackingDevice))",
-            "end#3 setAuthenticationStatus(0, Generic Authentication Error)",
-            "end#4 setAuthenticationStatus(0, Generic Authentication Error)",
-            "end#5 setAuthenticationStatus(0, Generic Authentication Error)",
-            "end#6 selectedProvider(nil)",
-            "end#7 tokenRequestFailed(R1, Generic Authorization Error, setRequestor did not complete successfully.)",
-            "end#8 preauthorizedResources([])",
-            "end#9 preauthorizeResponse({\"decisions\":[{\"authorized\":false,\"error\":{\"action\":\"retry\",\"code\":"
-                + "\"requestor_not_configured\",\"message\":\"setRequestor did not complete successfully.\",\"status\":0},"
-                + "\"id\":\"A\"},{\"authorized\":false,\"error\":{\"action\":\"retry\",\"code\":\"requestor_not_configured\","
-                + "\"message\":\"setRequestor did not complete successfully.\",\"status\":0},\"id\":\"B\"}],\"status\":"
-                + "{\"action\":\"retry\",\"code\":\"requestor_not_configured\",\"message\":\"setRequestor did not complete "
-                + "successfully.\",\"status\":0}})",
-            "end#10 setMetadataStatus(nil, false, 0, {\"opCode\":0})",
-            "end#11 setAuthenticationStatus(0, User Not Authenticated Error)",
-        ])
+        #expect(
+            h.drain() == [
+                "end#2 setAuthenticationStatus(0, User Not Authenticated Error)",
+                "emit[] tracking(0: false,,,false,\(trackingDevice))",
+                "end#3 setAuthenticationStatus(0, Generic Authentication Error)",
+                "end#4 setAuthenticationStatus(0, Generic Authentication Error)",
+                "end#5 setAuthenticationStatus(0, Generic Authentication Error)",
+                "end#6 selectedProvider(nil)",
+                "end#7 tokenRequestFailed(R1, Generic Authorization Error, setRequestor did not complete successfully.)",
+                "end#8 preauthorizedResources([])",
+                "end#9 preauthorizeResponse({\"decisions\":[{\"authorized\":false,\"error\":{\"action\":\"retry\",\"code\":"
+                    + "\"requestor_not_configured\",\"message\":\"setRequestor did not complete successfully.\",\"status\":0},"
+                    + "\"id\":\"A\"},{\"authorized\":false,\"error\":{\"action\":\"retry\",\"code\":\"requestor_not_configured\","
+                    + "\"message\":\"setRequestor did not complete successfully.\",\"status\":0},\"id\":\"B\"}],\"status\":"
+                    + "{\"action\":\"retry\",\"code\":\"requestor_not_configured\",\"message\":\"setRequestor did not complete "
+                    + "successfully.\",\"status\":0}})",
+                "end#10 setMetadataStatus(nil, false, 0, {\"opCode\":0})",
+                "end#11 setAuthenticationStatus(0, User Not Authenticated Error)",
+            ])
         // Then a new call is refused at once (no callback), and setRequestor may be tried again.
         #expect(h.arrive(.checkAuthentication) == ["refuse#12"])
         #expect(h.arrive(.setRequestor(id: "REF30", serviceProviders: nil)) == ["startSetup#13"])
@@ -144,11 +148,15 @@ import Testing
     ])
     func whichCallsWaitForThePartnerStatus(facts: RequestorGate.PartnerFacts, checkWaits: Bool, profileCallsWait: Bool) {
         #expect(RequestorGate.waitsForPartner(.checkAuthentication, facts) == checkWaits)
-        let profileCalls: [Command] = [.getAuthentication(force: true, data: nil, filter: nil), .authorization(resource: "R", check: true),
-                                       .checkPreauthorizedResources(["A"], cache: false), Self.preauthorize, Self.metadata]
+        let profileCalls: [Command] = [
+            .getAuthentication(force: true, data: nil, filter: nil), .authorization(resource: "R", check: true),
+            .checkPreauthorizedResources(["A"], cache: false), Self.preauthorize, Self.metadata,
+        ]
         for command in profileCalls { #expect(RequestorGate.waitsForPartner(command, facts) == profileCallsWait) }
-        let never: [Command] = [.setRequestor(id: "R", serviceProviders: nil), .setSelectedProvider(nil), .getSelectedProvider,
-                                .logout, .handleExternalURL("x")]
+        let never: [Command] = [
+            .setRequestor(id: "R", serviceProviders: nil), .setSelectedProvider(nil), .getSelectedProvider,
+            .logout, .handleExternalURL("x"),
+        ]
         for command in never { #expect(!RequestorGate.waitsForPartner(command, facts)) }
     }
 
@@ -163,8 +171,9 @@ import Testing
         #expect(h.gate.nextQueuedCall == nil)
         #expect(h.gate.admits(.logout))
         let denied = AdvancedStatus("VSA403", .info, "denied")
-        #expect(Self.describe(h.gate.partnerStatusAnswered(for: CallID(2), advisory: denied))
-            == ["emit[2] status(VSA403)", "perform#2 <- VSA403"])
+        #expect(
+            Self.describe(h.gate.partnerStatusAnswered(for: CallID(2), advisory: denied))
+                == ["emit[2] status(VSA403)", "perform#2 <- VSA403"])
         #expect(h.drain(Self.partnerStale) == ["perform#3", "startSetup#4"])
         _ = h.gate.setupFinished(CallID(4), .success(()))
         #expect(h.drain(Self.partnerStale) == ["askPartnerStatus#5"])
@@ -208,15 +217,16 @@ import Testing
         return h
     }
 
-    @Test(arguments: [
-        // state, setRequestor arrives, checkAuthentication arrives, setupFinished(#1), partnerStatusAnswered(#2)
-        ("none", ["startSetup#1"], ["refuse#1"], [], []),
-        ("settingUp", [], [], ["end#1 setRequestorComplete(1)"], []),
-        ("ready", ["startSetup#2"], ["perform#2"], [], []),
-        ("awaitingPartner", [], [], [], ["perform#2"]),
-        ("failed", ["startSetup#2"], ["refuse#2"], [], []),
-        ("shutDown", [], [], [], []),
-    ] as [(String, [String], [String], [String], [String])])
+    @Test(
+        arguments: [
+            // state, setRequestor arrives, checkAuthentication arrives, setupFinished(#1), partnerStatusAnswered(#2)
+            ("none", ["startSetup#1"], ["refuse#1"], [], []),
+            ("settingUp", [], [], ["end#1 setRequestorComplete(1)"], []),
+            ("ready", ["startSetup#2"], ["perform#2"], [], []),
+            ("awaitingPartner", [], [], [], ["perform#2"]),
+            ("failed", ["startSetup#2"], ["refuse#2"], [], []),
+            ("shutDown", [], [], [], []),
+        ] as [(String, [String], [String], [String], [String])])
     func everyStateAndEvent(state: String, setRequestor: [String], check: [String], setupDone: [String], partner: [String]) {
         var h = Self.gate(in: state)
         #expect(h.arrive(.setRequestor(id: "REF30", serviceProviders: nil)) == setRequestor)
@@ -271,5 +281,4 @@ private struct GateHarness {
         let call = call(command)
         return RequestorGateTests.describe(gate.callArrived(call, facts: facts))
     }
-
 }
