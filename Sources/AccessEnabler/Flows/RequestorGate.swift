@@ -14,10 +14,13 @@
 ///   their own failure callback (the machine emits them).
 /// - `shutDown`: destroyed; every event is ignored.
 ///
-/// Calls leave the queue in call order, one at a time: after `setupFinished` and
-/// `partnerStatusAnswered` the driver runs `while let call = gate.nextQueuedCall { execute(gate.
-/// runQueued(facts: facts(for: call.command))) }`, so each call's facts are read at its turn, after
-/// the calls before it ran (as `drainQueued` re-dispatches them today).
+/// Calls leave the queue in call order, one at a time. After executing the actions of
+/// `setupFinished` and `partnerStatusAnswered` the driver drains:
+///
+///     while let call = gate.nextQueuedCall { execute(gate.runQueued(facts: facts(for: call.command))) }
+///
+/// so each call's facts are read at its turn, after the calls before it ran (as `drainQueued`
+/// re-dispatches them today).
 struct RequestorGate: Sendable {
     enum State: Sendable {
         case none
