@@ -65,7 +65,7 @@ extension Engine {
         } catch {
             logger.error("cannot remove the stored profile: \(error)")
         }
-        preauthorizationCache = [:]
+        preauthorizationCache.removeAll()
         if case .v1(let backend) = requestor.backend.api, !stored.isEmpty {
             spawn { await self.runV1Logout(call, requestor, backend: backend, profile: current) }
             return

@@ -14,12 +14,6 @@ package actor Engine {
         let backend: any Backend
     }
 
-    struct CachedDecision {
-        var authorized: Bool
-        var error: EnhancedError?
-        var expiresAt: UInt64
-    }
-
     let settings: Settings
     let store: TokenStore
     let scope: StoreScope
@@ -43,7 +37,12 @@ package actor Engine {
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
     var loginTasks: [LoginOperation: Int] = [:]
-    var preauthorizationCache: [String: CachedDecision] = [:]
+    /// Preauthorization decisions for five minutes (PreauthorizationFlow decides what goes in).
+    var preauthorizationCache = PreauthorizationCache()
+    /// The decision flows in progress, by flow id (Engine+Decisions.swift).
+    var authorizations: [Int: AuthorizationFlow] = [:]
+    var preauthorizations: [Int: PreauthorizationFlow] = [:]
+    private var nextFlowID = 1
     var preauthorizeLimit: Int
     var logoutRedirectPending = false
     /// The partner status and when it was asked (refreshed by setRequestor and when stale).
@@ -171,7 +170,7 @@ package actor Engine {
             end(id, .preauthorizedResources([]))
         case .preauthorize(let request, let completion):
             let error = EnhancedError.sdk("requestor_not_configured", action: "retry", message: notConfigured)
-            end(id, .preauthorizeResponse(Self.allDenied(request.resources, error), completion: completion))
+            end(id, .preauthorizeResponse(PreauthorizeResponse.allDenied(request.resources, error), completion: completion))
         case .getMetadata(let key):
             end(id, .setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments))
         case .logout:
@@ -186,7 +185,7 @@ package actor Engine {
         if let requestor, requestor.id != id {
             // Another requestor: its login and cached decisions do not carry over.
             run(loginFlow.requestorChanged())
-            preauthorizationCache = [:]
+            preauthorizationCache.removeAll()
         }
         spawn { await self.runSetRequestor(call, id, serviceProviders) }
     }
@@ -386,6 +385,11 @@ package actor Engine {
         for task in running { task.cancel() }
     }
 
+    func newFlowID() -> Int {
+        defer { nextFlowID += 1 }
+        return nextFlowID
+    }
+
     static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
@@ -409,9 +413,5 @@ package actor Engine {
         var url = url
         while url.hasSuffix("/") { url.removeLast() }
         return url
-    }
-
-    static func allDenied(_ resources: [String], _ error: EnhancedError) -> PreauthorizeResponse {
-        PreauthorizeResponse(decisions: resources.map { .init(id: $0, authorized: false, error: error) }, status: error)
     }
 }

@@ -88,3 +88,8 @@ extension StringProtocol {
         unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 }
+
+extension String {
+    /// Without surrounding spaces (Adobe echoes resources; a documented answer has one).
+    package var trimmedSpaces: String { String(self[...].trimmingSpaces()) }
+}
