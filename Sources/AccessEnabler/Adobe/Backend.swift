@@ -6,9 +6,6 @@
 package protocol Backend: LoginBackend {
     var requestorID: String { get }
     var baseURL: String { get }
-    /// The wire of the login flows (code session, TempPass, partner exchange, V1 user metadata),
-    /// which still switch on it until they run on the login machine's operations.
-    var api: AdobeAPI { get }
     /// True when Adobe keeps an authorization for its TTL and a media token alone answers while it
     /// lasts (V1): the driver then reads the stored authorization's expiry for `authorize`.
     var keepsAuthorizations: Bool { get }
@@ -31,10 +28,18 @@ package protocol Backend: LoginBackend {
 
     /// Preauthorization decisions for one request's worth of resources.
     func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision]
-}
 
-/// The API generation's own client, for the flows that still switch on it.
-package enum AdobeAPI: Sendable {
-    case v2(V2Backend)
-    case v1(V1Backend)
+    /// True when logout is one request for the device (V1: TempPass tokens too), false when it is
+    /// one request per MVPD (V2: none for TempPass, which needs no logout).
+    var logsOutDevice: Bool { get }
+
+    /// Logs `mvpd`'s profile out (V2): the MVPDs' logout actions.
+    func logout(mvpd: String) async throws(CallFailure) -> [String: LogoutAction]
+
+    /// Logs the device out (V1).
+    func logoutDevice() async throws(CallFailure)
+
+    /// The user metadata of the device's token (V1 reads it apart from the token; V2 profiles
+    /// carry theirs: nil).
+    func userMetadata() async throws(CallFailure) -> V1UserMetadata?
 }

@@ -42,6 +42,7 @@ package actor Engine {
     /// The decision flows in progress, by flow id (Engine+Decisions.swift).
     var authorizations: [Int: AuthorizationFlow] = [:]
     var preauthorizations: [Int: PreauthorizationFlow] = [:]
+    var logouts: [Int: LogoutFlow] = [:]
     private var nextFlowID = 1
     var preauthorizeLimit: Int
     var logoutRedirectPending = false

@@ -21,7 +21,6 @@ package struct V1Service: Backend {
     }
 
     package var baseURL: String { wire.baseURL }
-    package var api: AdobeAPI { .v1(wire) }
     /// Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media token
     /// alone answers (one request instead of two).
     package var keepsAuthorizations: Bool { true }
@@ -45,6 +44,18 @@ package struct V1Service: Backend {
     {
         [try await wire.decision(requestorID, profile: profile, resource: resource, authorizedUntil: authorizedUntil)]
     }
+
+    package var logsOutDevice: Bool { true }
+
+    /// V1 logs the device out at once (`logoutDevice`): no per-MVPD logout, no logout page.
+    package func logout(mvpd: String) async throws(CallFailure) -> [String: LogoutAction] {
+        try await wire.logout(requestorID)
+        return [:]
+    }
+
+    package func logoutDevice() async throws(CallFailure) { try await wire.logout(requestorID) }
+
+    package func userMetadata() async throws(CallFailure) -> V1UserMetadata? { try await wire.userMetadata(requestorID) }
 
     package func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision] {
         try await wire.preauthorize(requestorID, resources: resources)

@@ -21,7 +21,6 @@ package struct V2Service: Backend {
     }
 
     package var baseURL: String { wire.baseURL }
-    package var api: AdobeAPI { .v2(wire) }
     package var keepsAuthorizations: Bool { false }
 
     package func configuration() async throws(CallFailure) -> RequestorConfiguration {
@@ -43,6 +42,17 @@ package struct V2Service: Backend {
         try await wire.authorize(requestorID, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
                                  tempPassIdentity: profile.tempPassIdentity)
     }
+
+    package var logsOutDevice: Bool { false }
+
+    package func logout(mvpd: String) async throws(CallFailure) -> [String: LogoutAction] {
+        try await wire.logout(requestorID, mvpd: mvpd, redirectURL: redirectURL)
+    }
+
+    /// V2 has no device logout: each MVPD's profile is logged out (`logout(mvpd:)`).
+    package func logoutDevice() async throws(CallFailure) {}
+
+    package func userMetadata() async throws(CallFailure) -> V1UserMetadata? { nil }
 
     package func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision] {
         try await wire.preauthorize(requestorID, mvpd: profile.mvpd, resources: resources, partnerStatus: partnerStatus,
