@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The AccessEnabler state machine of one client. Commands arrive in call order through
-/// `dispatch`, whose synchronous part runs in that order (so, for example, a provider dialog is
-/// registered before the selection that answers it); network work runs in tasks the engine
-/// keeps track of, so destroy can cancel them.
+/// The driver of one client's flows. Calls pass the requestor gate (RequestorGate) when the
+/// facade accepts them (`accept`, synchronously, in call order); the gate's actions come to the
+/// engine in that order, and each flow — setRequestor's, the login's, the decisions', logout's —
+/// is a pure state machine whose actions the engine executes: requests and waits run in tasks the
+/// engine keeps track of (so destroy can cancel them), and their results come back as events.
 package actor Engine {
-    /// Where setRequestor stands; the facade mirrors it to refuse calls made too early.
-    package enum Phase: Sendable { case none, pending, ready, failed }
-
     struct Requestor {
         let id: String
         var configuration: RequestorConfiguration
@@ -23,16 +21,18 @@ package actor Engine {
     let sink: any EventSink
     let context: Locked<DeviceContext>
     let tracking: TrackingValues
-    private let onRequestorDone: @Sendable (Bool) -> Void
 
     private nonisolated let tasks = Locked<(next: Int, running: [Int: Task<Void, Never>], closed: Bool)>((1, [:], false))
     private var providers: [String: AccessTokenProvider] = [:]
-    var phase: Phase = .none
-    var requestor: Requestor?
-    private var queued: [Call] = []
-    /// True while a command waits for the partner status it depends on: later commands queue
-    /// behind it, so they still run in call order.
-    private var awaitingPartner = false
+    /// Accepts, queues, runs or refuses every call (shared with the facade's threads: `accept`).
+    nonisolated let gate: Locked<RequestorGate>
+    var requestor: Requestor? {
+        didSet { readyRequestorID.withLock { $0 = requestor?.id } }
+    }
+    /// The requestor's id, for the gate's facts on the facade's threads.
+    private nonisolated let readyRequestorID = Locked<String?>(nil)
+    /// The last status setRequestor sent for its call (the explanation of its end).
+    private var setupExplanation: AdvancedStatus?
     /// The login (getAuthentication, setSelectedProvider, ...; Engine+Login.swift runs it).
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
@@ -46,98 +46,104 @@ package actor Engine {
     private var nextFlowID = 1
     var preauthorizeLimit: Int
     var logoutRedirectPending = false
-    /// The partner status and when it was asked (refreshed by setRequestor and when stale).
-    var partnerCache: (status: PartnerStatus, askedAt: Int64)?
+    /// The partner status and when it was asked (refreshed by setRequestor and when stale); read
+    /// by the gate's facts on the facade's threads too.
+    nonisolated let partnerStatusCache = Locked<(status: PartnerStatus, askedAt: Int64)?>(nil)
+    var partnerCache: (status: PartnerStatus, askedAt: Int64)? {
+        get { partnerStatusCache.withLock { $0 } }
+        set { partnerStatusCache.withLock { $0 = newValue } }
+    }
     /// V1: getMetadata calls waiting for the user metadata being read (nil: none is being read).
     var metadataWaiting: [(CallID, MetadataKey)]?
 
     package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
-                 deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
-                 onRequestorDone: @escaping @Sendable (Bool) -> Void)
+                 deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink)
     {
         self.settings = settings
         self.store = store
         self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
         self.executor = executor
         self.context = context
-        self.tracking = TrackingValues(deviceInfo: deviceInfo)
+        let tracking = TrackingValues(deviceInfo: deviceInfo)
+        self.tracking = tracking
         self.clock = clock
         self.logger = logger
         self.sink = sink
-        self.onRequestorDone = onRequestorDone
         self.preauthorizeLimit = max(1, settings.preauthorizeLimit)
         self.loginFlow = LoginFlow(settings: Self.loginSettings(settings, tracking: tracking))
+        self.gate = Locked(RequestorGate(tracking: tracking))
     }
 
-    // MARK: Commands
+    // MARK: The gate
 
-    /// Takes the next call, in call order.
-    package func dispatch(_ call: Call) {
-        if awaitingPartner {
-            queued.append(call)
-            return
-        }
-        if case .setRequestor(let id, let serviceProviders) = call.command {
-            if phase == .pending {
-                queued.append(call)
-            } else {
-                startSetRequestor(call.id, id, serviceProviders)
+    /// Takes a call on the facade's thread, in call order (the facade holds its submit lock):
+    /// nil when the gate refuses it (no requestor: `noRequestor`, no callback), else the gate's
+    /// actions, which `execute` must run in the order they were returned.
+    package nonisolated func accept(_ call: Call) -> [RequestorGate.Action]? {
+        let facts = partnerFacts(for: call.command)
+        let actions = gate.withLock { $0.callArrived(call, facts: facts) }
+        if actions.contains(where: { if case .refuse = $0 { true } else { false } }) { return nil }
+        return actions
+    }
+
+    /// Runs the gate's actions, then the queued calls whose turn came.
+    package func execute(_ actions: [RequestorGate.Action]) {
+        for action in actions {
+            switch action {
+            case .startSetup(let call):
+                if case .setRequestor(let id, let serviceProviders) = call.command { startSetRequestor(call.id, id, serviceProviders) }
+            case .askPartnerStatus(let call):
+                spawn {
+                    let status = await self.refreshPartnerStatus()
+                    await self.partnerStatusArrived(for: call.id, status)
+                }
+            case .perform(let call, let explanation):
+                perform(call, explanation: explanation)
+            case .emit(let emission):
+                sink.emit(emission)
+            case .refuse:
+                break  // the facade refused it (accept)
             }
-            return
-        }
-        switch phase {
-        case .pending: queued.append(call)
-        case .ready: performWithPartnerStatus(call)
-        case .none, .failed: fail(call)
         }
     }
 
-    /// Runs `command` once the partner status it depends on is at hand. A partner profile is
-    /// usable only with a usable partner status (ProfileUse), so the calls that use a profile ask
-    /// the partner first when the status they would go by is older than
-    /// `partnerStatusMaxAgeMillis` (checkAuthentication always asks, as the cookbooks' step does).
-    /// Without a partner framework, or without a stored partner profile, nothing waits.
-    private func performWithPartnerStatus(_ call: Call) {
-        guard settings.partner != nil else { return perform(call) }
-        let ask: Bool
-        switch call.command {
-        case .checkAuthentication:
-            ask = true
-        case .getAuthentication, .authorization, .checkPreauthorizedResources, .preauthorize, .getMetadata:
-            ask = !isPartnerStatusFresh() && storedValidProfiles().contains(where: ProfileUse.isPartnerProfile)
-        default:
-            ask = false
-        }
-        guard ask else { return perform(call) }
-        awaitingPartner = true
-        spawn {
-            let status = await self.refreshPartnerStatus()
-            await self.resume(call, partnerStatus: status)
-        }
-    }
-
-    private func resume(_ call: Call, partnerStatus: PartnerStatus) {
-        awaitingPartner = false
-        var explanation: AdvancedStatus?
-        if case .checkAuthentication = call.command {
-            explanation = partnerAdvisory(partnerStatus, checkingAuthentication: true)
-            if let explanation { emit(.status(explanation), calls: [call.id]) }
-        }
-        perform(call, explanation: explanation)
+    private func partnerStatusArrived(for call: CallID, _ status: PartnerStatus) {
+        let advisory = partnerAdvisory(status, checkingAuthentication: true)
+        execute(gate.withLock { $0.partnerStatusAnswered(for: call, advisory: advisory) })
         drainQueued()
     }
 
+    /// Runs the queued calls, one at a time, each decided with the facts of its turn.
     private func drainQueued() {
-        let pending = queued
-        queued = []
-        for call in pending { dispatch(call) }
+        while let actions = gate.withLock({ gate -> [RequestorGate.Action]? in
+            guard let call = gate.nextQueuedCall else { return nil }
+            return gate.runQueued(facts: partnerFacts(for: call.command))
+        }) {
+            execute(actions)
+        }
+    }
+
+    /// What the gate needs to know of the partner when a call's turn comes.
+    private nonisolated func partnerFacts(for command: Command) -> RequestorGate.PartnerFacts {
+        guard settings.partner != nil else { return .noPartner }
+        let fresh = partnerStatusCache.withLock { cached in
+            cached.map { Self.isFresh(since: $0.askedAt, now: clock.nowMillis(), maxAge: Self.partnerStatusMaxAgeMillis) } ?? false
+        }
+        var facts = RequestorGate.PartnerFacts(partnerConfigured: true, statusFresh: fresh, partnerProfileStored: false)
+        if !fresh, let requestorID = readyRequestorID.withLock({ $0 }) {
+            let deviceID = context.withLock { $0.deviceID }
+            let now = clock.nowMillis()
+            let stored = (try? store.profiles(scope, requestor: requestorID, deviceID: deviceID))?.profiles ?? []
+            facts.partnerProfileStored = stored.contains { $0.isValid(at: now) && ProfileUse.isPartnerProfile($0) }
+        }
+        return facts
     }
 
     /// `explanation`: a status already sent for this call (checkAuthentication's partner advisory).
     private func perform(_ call: Call, explanation: AdvancedStatus? = nil) {
         let id = call.id
         switch call.command {
-        case .setRequestor: break  // handled by dispatch
+        case .setRequestor: break  // the gate starts it (startSetup)
         case .checkAuthentication: checkAuthentication(id, explanation: explanation)
         case .getAuthentication(let force, let data, let filter): getAuthentication(id, force: force, data: data, filter: filter)
         case .setSelectedProvider(let mvpd): setSelectedProvider(id, mvpd)
@@ -151,38 +157,10 @@ package actor Engine {
         }
     }
 
-    /// A call queued behind a setRequestor that failed: it ends with its own failure callback.
-    private func fail(_ call: Call) {
-        let notConfigured = "setRequestor did not complete successfully."
-        let id = call.id
-        switch call.command {
-        case .setRequestor: break
-        case .checkAuthentication:
-            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
-            trackAuthentication(success: false, profile: nil, cached: false)
-        case .getAuthentication, .setSelectedProvider, .handleExternalURL:
-            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
-        case .getSelectedProvider:
-            end(id, .selectedProvider(nil))
-        case .authorization(let resource, _):
-            end(id, .tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.genericAuthorization,
-                                        description: notConfigured))
-        case .checkPreauthorizedResources:
-            end(id, .preauthorizedResources([]))
-        case .preauthorize(let request, let completion):
-            let error = EnhancedError.sdk("requestor_not_configured", action: "retry", message: notConfigured)
-            end(id, .preauthorizeResponse(PreauthorizeResponse.allDenied(request.resources, error), completion: completion))
-        case .getMetadata(let key):
-            end(id, .setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments))
-        case .logout:
-            end(id, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated))
-        }
-    }
-
     // MARK: setRequestor
 
     private func startSetRequestor(_ call: CallID, _ id: String, _ serviceProviders: [String]?) {
-        phase = .pending
+        setupExplanation = nil
         if let requestor, requestor.id != id {
             // Another requestor: its login and cached decisions do not carry over.
             run(loginFlow.requestorChanged())
@@ -199,8 +177,8 @@ package actor Engine {
         let backend = backend(for: baseURL, requestor: id)
         let deviceID = context.withLock { $0.deviceID }
         if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
-            emit(.status(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
-                + "were bound to another device id and were removed; the viewer must authenticate again.")), calls: [call])
+            setupStatus(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
+                + "were bound to another device id and were removed; the viewer must authenticate again."), of: call)
         }
         let now = clock.nowMillis()
         let maxAge = settings.cacheMaxAgeMillis
@@ -209,7 +187,7 @@ package actor Engine {
         var partnerHeader: String?
         if settings.partner != nil {
             let status = await refreshPartnerStatus()
-            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { emit(.status(advisory), calls: [call]) }
+            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { setupStatus(advisory, of: call) }
             if status.problem(at: now, configuration: cached?.0) == nil { partnerHeader = status.headerValue }
         }
         let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
@@ -249,7 +227,7 @@ package actor Engine {
             var status = StatusCatalog.requestorFailure(failure)
             status.level = .warning
             status.message += " Using the stored configuration."
-            emit(.status(status), calls: [call])
+            setupStatus(status, of: call)
             configuration = cached.0
         }
         switch profilesOutcome {
@@ -280,19 +258,14 @@ package actor Engine {
         finishSetRequestor(call, .success(()))
     }
 
+    /// Sends a status of setRequestor's call (the last one explains its end).
+    private func setupStatus(_ status: AdvancedStatus, of call: CallID) {
+        setupExplanation = status
+        emit(.status(status), calls: [call])
+    }
+
     private func finishSetRequestor(_ call: CallID, _ outcome: Result<Void, CallFailure>) {
-        switch outcome {
-        case .success:
-            phase = .ready
-            onRequestorDone(true)
-            end(call, .setRequestorComplete(AccessEnablerStatus.success))
-        case .failure(let failure):
-            phase = .failed
-            onRequestorDone(false)
-            let status = StatusCatalog.requestorFailure(failure)
-            emit(.status(status), calls: [call])
-            end(call, .setRequestorComplete(AccessEnablerStatus.error), explanation: status)
-        }
+        execute(gate.withLock { $0.setupFinished(call, outcome, explanation: setupExplanation) })
         drainQueued()
     }
 
@@ -378,6 +351,7 @@ package actor Engine {
 
     /// Cancels every task and refuses new ones (destroy).
     package nonisolated func shutdown() {
+        _ = gate.withLock { $0.shutdown() }
         let running = tasks.withLock { state -> [Task<Void, Never>] in
             state.closed = true
             defer { state.running.removeAll() }

@@ -7,11 +7,6 @@ import FoundationEssentials
 /// `statusDelegate` on the client's callback thread, in order, never inside the call. A call that
 /// throws triggers no callback. Calls are safe from any thread, including from callbacks.
 public final class AccessEnabler: @unchecked Sendable {
-    private struct Gate {
-        var pendingRequestors = 0
-        var requestorReady = false
-        var destroyed = false
-    }
 
     private struct Delegates {
         weak var delegate: (any EntitlementDelegate)?
@@ -19,12 +14,14 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     private let engine: Engine
-    private let commands: AsyncStream<Call>.Continuation
+    /// The gate's actions for the engine, in call order.
+    private let commands: AsyncStream<[RequestorGate.Action]>.Continuation
     private let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let store: TokenStore
     private let context: Locked<DeviceContext>
-    private let gate = Locked(Gate())
+    /// Set by shutdown; held while a call is handed over, so calls and destroy do not interleave.
+    private let destroyed = Locked(false)
     private let delegates = Locked(Delegates())
     private let logger: Logger
     /// How the store was found at create (opened, created, recovered from damage, cleared, …).
@@ -105,22 +102,16 @@ public final class AccessEnabler: @unchecked Sendable {
         let executor = RequestExecutor(transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
                                        serverClock: serverClock, logger: logger)
         let sink = CallbackSink(queue: callbacks)
-        let gate = gate
         // The engine never needs the store key (the store's sealer holds its own copy): without it
         // here, the caller's copy is the only one left, which the C thunk then wipes in place.
         var engineSettings = settings
         engineSettings.storeKey = nil
         engine = Engine(settings: engineSettings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
-                        clock: serverClock, logger: logger, sink: sink) { succeeded in
-            gate.withLock { gate in
-                gate.pendingRequestors -= 1
-                gate.requestorReady = succeeded
-            }
-        }
-        let (stream, continuation) = AsyncStream.makeStream(of: Call.self, bufferingPolicy: .unbounded)
+                        clock: serverClock, logger: logger, sink: sink)
+        let (stream, continuation) = AsyncStream.makeStream(of: [RequestorGate.Action].self, bufferingPolicy: .unbounded)
         commands = continuation
         let engine = engine
-        Task { for await call in stream { await engine.dispatch(call) } }
+        Task { for await actions in stream { await engine.execute(actions) } }
         sink.owner = self
     }
 
@@ -129,9 +120,9 @@ public final class AccessEnabler: @unchecked Sendable {
     /// Ends the client: cancels requests and polling; after it returns no callback runs (unless
     /// called from a callback, which finishes first). Later calls throw `invalidHandle`.
     public func shutdown() {
-        let first = gate.withLock { gate -> Bool in
-            defer { gate.destroyed = true }
-            return !gate.destroyed
+        let first = destroyed.withLock { destroyed -> Bool in
+            defer { destroyed = true }
+            return !destroyed
         }
         guard first else { return }
         commands.finish()
@@ -221,7 +212,7 @@ public final class AccessEnabler: @unchecked Sendable {
                 }
             }
         }
-        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), needsRequestor: false, id: id)
+        try submit(.setRequestor(id: requestorID, serviceProviders: serviceProviders), id: id)
     }
 
     public func checkAuthentication() throws(AccessEnablerError) { try submit(.checkAuthentication) }
@@ -299,7 +290,7 @@ public final class AccessEnabler: @unchecked Sendable {
     // MARK: Plumbing
 
     private func checkAlive() throws(AccessEnablerError) {
-        if gate.withLock({ $0.destroyed }) { throw .invalidHandle() }
+        if destroyed.withLock({ $0 }) { throw .invalidHandle() }
     }
 
     /// A new call identity (`id` of `submit`; the async API takes one before it submits).
@@ -310,16 +301,16 @@ public final class AccessEnabler: @unchecked Sendable {
         })
     }
 
-    /// Hands a checked call to the engine with its identity (`id`, or a new one). The gate
-    /// decision and the enqueue happen under one lock, so the engine sees calls in the order they
-    /// were accepted.
-    func submit(_ command: Command, needsRequestor: Bool = true, id: CallID? = nil) throws(AccessEnablerError) {
+    /// Hands a checked call to the engine with its identity (`id`, or a new one). The requestor
+    /// gate (RequestorGate) takes it here, on the caller's thread, and refuses a call made before
+    /// any setRequestor at once; its decision and the enqueue happen under one lock, so the engine
+    /// sees calls in the order they were accepted.
+    func submit(_ command: Command, id: CallID? = nil) throws(AccessEnablerError) {
         let call = Call(id ?? newCallID(), command)
-        try gate.withLock { gate throws(AccessEnablerError) in
-            if gate.destroyed { throw .invalidHandle() }
-            if needsRequestor && gate.pendingRequestors == 0 && !gate.requestorReady { throw .noRequestor() }
-            if !needsRequestor { gate.pendingRequestors += 1 }
-            commands.yield(call)
+        try destroyed.withLock { destroyed throws(AccessEnablerError) in
+            if destroyed { throw .invalidHandle() }
+            guard let actions = engine.accept(call) else { throw .noRequestor() }
+            if !actions.isEmpty { commands.yield(actions) }
         }
     }
 

@@ -21,7 +21,7 @@
 ///
 /// so each call's facts are read at its turn, after the calls before it ran (as `drainQueued`
 /// re-dispatches them today).
-struct RequestorGate: Sendable {
+package struct RequestorGate: Sendable {
     enum State: Sendable {
         case none
         case settingUp(CallID)
@@ -45,7 +45,7 @@ struct RequestorGate: Sendable {
         static let noPartner = PartnerFacts(partnerConfigured: false, statusFresh: false, partnerProfileStored: false)
     }
 
-    enum Action: Sendable {
+    package enum Action: Sendable {
         /// Run setRequestor (the driver ends a login and clears the preauthorization cache when the
         /// requestor id changes, then fetches); answer with `setupFinished`.
         case startSetup(Call)
