@@ -31,8 +31,8 @@ package actor Engine {
     }
     /// The requestor's id, for the gate's facts on the facade's threads.
     private nonisolated let readyRequestorID = Locked<String?>(nil)
-    /// The last status setRequestor sent for its call (the explanation of its end).
-    private var setupExplanation: AdvancedStatus?
+    /// setRequestor's steps in progress (Engine+Setup.swift).
+    var setup: (flow: RequestorSetupFlow, id: String, baseURL: String, backend: any Backend)?
     /// The login (getAuthentication, setSelectedProvider, ...; Engine+Login.swift runs it).
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
@@ -160,117 +160,21 @@ package actor Engine {
     // MARK: setRequestor
 
     private func startSetRequestor(_ call: CallID, _ id: String, _ serviceProviders: [String]?) {
-        setupExplanation = nil
         if let requestor, requestor.id != id {
             // Another requestor: its login and cached decisions do not carry over.
             run(loginFlow.requestorChanged())
             preauthorizationCache.removeAll()
         }
-        spawn { await self.runSetRequestor(call, id, serviceProviders) }
+        beginSetup(call, id, serviceProviders)
     }
 
-    private func runSetRequestor(_ call: CallID, _ id: String, _ serviceProviders: [String]?) async {
-        let baseURL = Self.trimmedURL(serviceProviders?.first ?? settings.baseURL)
-        if let serviceProviders, serviceProviders.count > 1 {
-            logger.warning("Adobe serves a requestor from one service URL; using \(baseURL) only")
-        }
-        let backend = backend(for: baseURL, requestor: id)
-        let deviceID = context.withLock { $0.deviceID }
-        if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
-            setupStatus(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
-                + "were bound to another device id and were removed; the viewer must authenticate again."), of: call)
-        }
-        let now = clock.nowMillis()
-        let maxAge = settings.cacheMaxAgeMillis
-        let cached = try? store.configuration(scope, requestor: id)
-        // Partner SSO: setRequestor (also on return to foreground) refreshes the partner status.
-        var partnerHeader: String?
-        if settings.partner != nil {
-            let status = await refreshPartnerStatus()
-            if let advisory = partnerAdvisory(status, checkingAuthentication: false) { setupStatus(advisory, of: call) }
-            if status.problem(at: now, configuration: cached?.0) == nil { partnerHeader = status.headerValue }
-        }
-        let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
-        let configurationFresh = cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false
-        let profilesFresh = syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false
-
-        // Configuration and profiles go out together: one round trip once the token is at hand.
-        async let configurationResult = Self.capture {
-            () async throws(CallFailure) -> RequestorConfiguration? in
-            configurationFresh ? nil : try await backend.configuration()
-        }
-        let syncProfiles = !profilesFresh || partnerHeader != nil
-        async let profilesResult = Self.capture {
-            () async throws(CallFailure) -> [Profile]? in
-            syncProfiles ? try await backend.profiles(partnerStatus: partnerHeader) : nil
-        }
-        let (configurationOutcome, profilesOutcome) = await (configurationResult, profilesResult)
-        if Task.isCancelled { return }
-
-        var configuration: RequestorConfiguration
-        switch configurationOutcome {
-        case .success(let fetched?):
-            configuration = fetched
-            // Times taken after the answers: their Date header may just have set Adobe's clock.
-            do { try store.saveConfiguration(scope, fetched, fetchedAt: clock.nowMillis()) } catch {
-                logger.error("cannot store the configuration: \(error)")
-            }
-        case .success(nil):
-            configuration = cached!.0
-        case .failure(let failure):
-            if failure.isCancellation { return }
-            guard let cached, Self.isTransient(failure) else {
-                finishSetRequestor(call, .failure(failure))
-                return
-            }
-            // A set-top on a flaky network keeps working with the configuration it has.
-            var status = StatusCatalog.requestorFailure(failure)
-            status.level = .warning
-            status.message += " Using the stored configuration."
-            setupStatus(status, of: call)
-            configuration = cached.0
-        }
-        switch profilesOutcome {
-        case .success(let answered?):
-            // V2: TempPass and degraded profiles are not in Adobe's list: they stay. V1: the token
-            // keeps what the store knows of it (type, user metadata).
-            let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
-            let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
-            let profiles = backend.synced(answered, stored: stored, configuration: configuration, now: synced)
-            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
-                logger.error("cannot store profiles: \(error)")
-            }
-        case .success(nil): break
-        case .failure(let failure):
-            logger.warning("profile sync failed (\(failure.error.enhancedError.code)); keeping the stored profiles")
-        }
-        let ready = Requestor(id: id, configuration: configuration, backend: self.backend(for: baseURL, requestor: id,
-                                                                                          configuration: configuration))
-        requestor = ready
-        loginFlow.requestorReady(loginRequestor(ready))
-        if settings.partner != nil, currentProfile() == nil, let status = partnerCache?.status,
-            status.problem(at: clock.nowMillis(), configuration: configuration) == nil
-        {
-            // Signed in at platform level but no profile: exchange silently (no callback of its own).
-            await silentPartnerExchange(status)
-            if Task.isCancelled { return }
-        }
-        finishSetRequestor(call, .success(()))
-    }
-
-    /// Sends a status of setRequestor's call (the last one explains its end).
-    private func setupStatus(_ status: AdvancedStatus, of call: CallID) {
-        setupExplanation = status
-        emit(.status(status), calls: [call])
-    }
-
-    private func finishSetRequestor(_ call: CallID, _ outcome: Result<Void, CallFailure>) {
-        execute(gate.withLock { $0.setupFinished(call, outcome, explanation: setupExplanation) })
+    func finishSetRequestor(_ call: CallID, _ outcome: Result<Void, CallFailure>, explanation: AdvancedStatus?) {
+        execute(gate.withLock { $0.setupFinished(call, outcome, explanation: explanation) })
         drainQueued()
     }
 
     /// The backend of `requestor` at `baseURL`; with its configuration, the login's domain too.
-    private func backend(for baseURL: String, requestor: String, configuration: RequestorConfiguration? = nil) -> any Backend {
+    func backend(for baseURL: String, requestor: String, configuration: RequestorConfiguration? = nil) -> any Backend {
         let provider: AccessTokenProvider
         if let existing = providers[baseURL] {
             provider = existing
@@ -367,15 +271,6 @@ package actor Engine {
 
     static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
         do { return .success(try await body()) } catch { return .failure(error) }
-    }
-
-    /// Network trouble, throttling and server errors: worth falling back on stored state.
-    static func isTransient(_ failure: CallFailure) -> Bool {
-        switch failure.error {
-        case .transport, .throttled: true
-        case .http(let status), .enhanced(_, let status): status >= 500
-        case .registration, .malformed: false
-        }
     }
 
     /// True when `since` (a time read from the store) is at most `maxAge` ago; a time in the future
