@@ -47,8 +47,7 @@ extension Engine {
     }
 
     func timeout(interactive: Bool) -> Int {
-        let given = settings.partner?.timeoutMillis ?? (interactive ? 60_000 : 10_000)
-        return given.clamped(to: Limits.partnerTimeoutMillis)
+        PartnerExchangeFlow.timeoutMillis(configured: settings.partner?.timeoutMillis, interactive: interactive)
     }
 
     var channelIdentifier: String {
@@ -122,14 +121,7 @@ extension Engine {
                                   "The partner framework failed.", details: error.summary)
         }
         guard status.access.signIn != .signedOut else { return nil }
-        switch status.access.status {
-        case .denied, .restricted:
-            return AdvancedStatus("VSA403", .info, "The viewer denied this app access to the TV provider account.")
-        case .notDetermined:
-            return AdvancedStatus("VSA404", .info, "The viewer has not decided on this app's access to the TV provider account.")
-        case .granted:
-            return nil
-        }
+        return status.access.status == .granted ? nil : PartnerExchangeFlow.accessStatus(status.access.status)
     }
 
     /// Stores a login's profile, then its MVPD as the selection.

@@ -77,11 +77,4 @@ extension Engine {
         logouts[id] = flow
         run(logout: id, actions)
     }
-
-    /// VSA203: the viewer must also sign out of the platform's TV provider account, or the silent
-    /// exchange signs them in again at the next setRequestor.
-    static func platformSignOut(_ mvpd: String) -> AdvancedStatus {
-        AdvancedStatus("VSA203", .info, "The viewer signed in through the platform's TV provider account: ask them to "
-            + "sign out of it in the platform's TV provider settings too.", extras: ["mvpd": .string(mvpd)])
-    }
 }
