@@ -6,10 +6,6 @@
 extension StatusCatalog {
     /// Adobe's codes for a TempPass that cannot be used any more: its time is up, or (promotional
     /// TempPass) its resources are. Both ask for a new authentication (action `authentication`).
-    static let tempPassOverCodes: Set<String> = [
-        "temporary_access_duration_limit_exceeded", "temporary_access_resources_limit_exceeded",
-    ]
-
     /// The status that goes with `set_authentication_status(1)` for `profile`: N010 for a degraded
     /// profile (authenticate-all rule), N011 for a TempPass, none for the others.
     package static func authenticated(_ profile: Profile) -> AdvancedStatus? {
@@ -35,7 +31,7 @@ extension StatusCatalog {
 
     /// True when Adobe says the TempPass is over (403 top-level on profiles, item-level on decisions).
     package static func isTempPassOver(_ error: EnhancedError?) -> Bool {
-        error.map { tempPassOverCodes.contains($0.code) } ?? false
+        error?.endsTempPass ?? false
     }
 
     /// A TempPass login (profiles/{mvpd} of a TempPass MVPD) that failed: N111 with

@@ -2,21 +2,6 @@
 // Answers of REST API V2 and DCR, decoded leniently where Adobe's documented answers vary:
 // timestamps come as JSON numbers or strings, attribute values as strings, numbers or arrays.
 
-/// DCR `ClientApplication` (201 of /o/client/register).
-package struct ClientCredentials: Codable, Sendable, Equatable {
-    package var clientID: String
-    package var clientSecret: String
-
-    package init(clientID: String, clientSecret: String) {
-        self.clientID = clientID
-        self.clientSecret = clientSecret
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case clientID = "client_id", clientSecret = "client_secret"
-    }
-}
-
 /// DCR `ClientRegistrationAccessTokenResponse` (201 of /o/client/token).
 package struct AccessTokenResponse: Decodable, Sendable {
     package var accessToken: String

@@ -86,7 +86,7 @@ extension V2Service {
         do {
             profile = try await wire.profile(requestorID, mvpd: mvpd.id, tempPassIdentity: identity)
         } catch {
-            if error.stage == .call, case .enhanced(let enhanced, _) = error.error, StatusCatalog.isTempPassOver(enhanced) {
+            if error.stage == .call, case .enhanced(let enhanced, _) = error.error, enhanced.endsTempPass {
                 throw .over(enhanced)
             }
             throw .refused(error)
