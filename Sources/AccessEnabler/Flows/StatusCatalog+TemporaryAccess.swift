@@ -4,6 +4,8 @@
 /// Z010, Z011 (Z169 is an authorization denial, in StatusCatalog.swift) — and what Adobe's
 /// TempPass errors mean for the AccessEnabler callbacks. Pure: no state, no I/O.
 extension StatusCatalog {
+    static var tempPassOverCodes: Set<String> { EnhancedError.tempPassOverCodes }
+
     /// Adobe's codes for a TempPass that cannot be used any more: its time is up, or (promotional
     /// TempPass) its resources are. Both ask for a new authentication (action `authentication`).
     /// The status that goes with `set_authentication_status(1)` for `profile`: N010 for a degraded

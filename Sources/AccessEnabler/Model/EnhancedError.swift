@@ -36,10 +36,13 @@ public struct EnhancedError: Error, Sendable, Hashable, Codable {
         trace = try? container.decodeIfPresent(String.self, forKey: .trace)
     }
 
-    /// Adobe says a TempPass is over: its duration or its resources are used up (403).
-    package var endsTempPass: Bool {
-        code == "temporary_access_duration_limit_exceeded" || code == "temporary_access_resources_limit_exceeded"
-    }
+    /// Adobe's codes for a TempPass that is over: its duration or its resources are used up (403).
+    package static let tempPassOverCodes: Set<String> = [
+        "temporary_access_duration_limit_exceeded", "temporary_access_resources_limit_exceeded",
+    ]
+
+    /// Adobe says a TempPass is over.
+    package var endsTempPass: Bool { Self.tempPassOverCodes.contains(code) }
 
     /// SDK-side failures, named as AccessEnabler's preauthorize API names them.
     static func sdk(_ code: String, action: String, message: String) -> EnhancedError {
