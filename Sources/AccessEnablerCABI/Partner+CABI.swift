@@ -98,7 +98,7 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
         }
         guard table.timeout_ms >= 0 else { throw .invalidArgument("partner: timeout_ms must not be negative") }
         self.table = table
-        self.name = try CInput.optionalString(table.name, "partner.name") ?? "Apple"
+        self.name = try CInput.optionalString(table.name, "partner.name") ?? Defaults.partnerName
         guard !name.isEmpty else { throw .invalidArgument("partner.name is empty") }
         self.timeoutMillis = table.timeout_ms == 0 ? nil : Int(table.timeout_ms)
     }

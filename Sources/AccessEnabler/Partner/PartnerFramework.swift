@@ -174,13 +174,14 @@ public final class PartnerReply<Value: Sendable>: Sendable {
 public protocol PartnerFramework: AnyObject, Sendable {
     /// The partner name on the wire (`/sessions/sso/{partner}`): "Apple" for the Apple flow.
     var name: String { get }
-    /// Longest wait for a reply in milliseconds; nil: 60 s for requests that may show UI, else 10 s.
+    /// Longest wait for a reply in milliseconds; nil: 60 s for requests that may show UI, else 10 s
+    /// (`Defaults.partnerTimeoutMillis(interactive:)`).
     var timeoutMillis: Int? { get }
     func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>)
     func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>)
 }
 
 extension PartnerFramework {
-    public var name: String { "Apple" }
+    public var name: String { Defaults.partnerName }
     public var timeoutMillis: Int? { nil }
 }
