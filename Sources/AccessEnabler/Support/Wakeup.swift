@@ -1,66 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A sleep that another task can end early (handleExternalURL asks the second-screen poller to
-/// look now). A wake that arrives while nobody sleeps is kept for the next sleep.
+/// look now). A wake that arrives while nobody sleeps is kept for the next sleep. Each sleep is a
+/// one-shot slot (`AnswerOnce`): `wake()` answers it, its timeout ends it on `clock`'s time.
 final class Wakeup: Sendable {
     private struct State {
-        var sleeper: CheckedContinuation<Void, Never>?
-        var generation = 0
+        var sleeper: AnswerOnce<Void>?
         var pendingWake = false
     }
 
     private let state = Locked(State())
+    private let clock: any WallClock
 
-    /// Returns after `nanoseconds`, on `wake()`, or when the task is cancelled.
+    init(clock: any WallClock = SystemClock()) { self.clock = clock }
+
+    /// Returns after `millis` of the clock's time, on `wake()`, or when the task is cancelled.
+    func sleep(millis: Int64) async {
+        await AnswerOnce<Void>.wait(timeoutMillis: millis, clock: clock, timedOut: {}, cancelled: {}) { slot in
+            let woken = state.withLock { state -> Bool in
+                if state.pendingWake {
+                    state.pendingWake = false
+                    return true
+                }
+                state.sleeper = slot
+                return false
+            }
+            if woken { slot.answer(()) }
+        }
+    }
+
+    /// `sleep(millis:)` for a duration in nanoseconds (rounded up to a millisecond).
     func sleep(nanoseconds: UInt64) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let generation = state.withLock { state -> Int? in
-                    if state.pendingWake {
-                        state.pendingWake = false
-                        return nil
-                    }
-                    state.generation += 1
-                    state.sleeper = continuation
-                    return state.generation
-                }
-                guard let generation else {
-                    continuation.resume()
-                    return
-                }
-                if Task.isCancelled {
-                    resume(generation: generation)
-                    return
-                }
-                Task {
-                    try? await Task.sleep(nanoseconds: nanoseconds)
-                    self.resume(generation: generation)
-                }
-            }
-        } onCancel: {
-            resume(generation: nil)
-        }
+        await sleep(millis: Limits.millis(roundingUp: nanoseconds))
     }
 
+    /// Ends the current sleep, or the next one if none is under way (or the current one is
+    /// already ending on its own).
     func wake() {
-        let sleeper = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let sleeper = state.sleeper else {
-                state.pendingWake = true
-                return nil
-            }
-            state.sleeper = nil
-            return sleeper
-        }
-        sleeper?.resume()
-    }
-
-    /// Ends the current sleep if it is still `generation` (nil: whichever).
-    private func resume(generation: Int?) {
-        let sleeper = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard generation == nil || generation == state.generation else { return nil }
+        let sleeper = state.withLock { state -> AnswerOnce<Void>? in
             defer { state.sleeper = nil }
+            if state.sleeper == nil { state.pendingWake = true }
             return state.sleeper
         }
-        sleeper?.resume()
+        if let sleeper, !sleeper.answer(()) { state.withLock { $0.pendingWake = true } }
     }
 }
