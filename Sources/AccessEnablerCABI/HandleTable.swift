@@ -61,7 +61,8 @@ final class HandleTable<Value>: @unchecked Sendable {
     }
 
     /// The value of `handle`; `invalidHandle` (naming what was expected) when it is NULL, of
-    /// another table, made up, or its value was removed.
+    /// another table, made up, or its value was removed. Every C function that takes a handle
+    /// calls this first, before reading its other arguments (the header's rule).
     func value(_ handle: OpaquePointer?) throws(AccessEnablerError) -> Value {
         guard let handle else { throw .invalidHandle("\(noun) is NULL") }
         guard let value = state.withLock({ state in locate(handle, in: state).map { state.slots[$0].value! } }) else {
@@ -70,16 +71,12 @@ final class HandleTable<Value>: @unchecked Sendable {
         return value
     }
 
-    /// Throws as `value` would, without returning the value: the handle is judged before the
-    /// arguments (the header's rule for every call).
-    func check(_ handle: OpaquePointer?) throws(AccessEnablerError) { _ = try value(handle) }
-
-    /// Removes the value of `handle` if `accepts` it (it is then answered once); a value it does
-    /// not accept stays. Nil when the handle is not live.
-    func remove(_ handle: OpaquePointer?, if accepts: (Value) -> Bool = { _ in true }) -> Value? {
+    /// Removes the value of `handle` (a destroyed client, a request that is over); nil when the
+    /// handle is not live. Its slot's next value gets a new handle.
+    func remove(_ handle: OpaquePointer?) -> Value? {
         guard let handle else { return nil }
         return state.withLock { state in
-            guard let index = locate(handle, in: state), let value = state.slots[index].value, accepts(value) else { return nil }
+            guard let index = locate(handle, in: state), let value = state.slots[index].value else { return nil }
             Self.release(index, in: &state)
             return value
         }
