@@ -105,31 +105,3 @@ import Testing
         #expect(error.code == .timeout && told.withLock { $0 } == 1)
     }
 }
-
-/// The second-screen poller's sleep, on virtual time.
-@Suite struct WakeupTests {
-    @Test func aSleepEndsOnTheClockOrWhenWoken() async {
-        let clock = ManualClock(0)
-        let wakeup = Wakeup(clock: clock)
-        let sleeping = Task { await wakeup.sleep(millis: 4_000) }
-        await untilSleeping(clock)
-        clock.advance(4_000)
-        await sleeping.value
-        let woken = Task { await wakeup.sleep(millis: 4_000) }
-        await untilSleeping(clock)
-        wakeup.wake()
-        await woken.value
-        await untilSleeping(clock, 0)
-    }
-
-    @Test func aWakeWhileNobodySleepsEndsTheNextSleepAtOnce() async {
-        let clock = ManualClock(0)
-        let wakeup = Wakeup(clock: clock)
-        wakeup.wake()
-        await wakeup.sleep(millis: 60_000)  // returns without the clock moving
-        let next = Task { await wakeup.sleep(millis: 1_000) }
-        await untilSleeping(clock)  // the wake was used up
-        clock.advance(1_000)
-        await next.value
-    }
-}

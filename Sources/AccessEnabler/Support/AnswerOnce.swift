@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A one-shot reply slot: whoever waits for an answer from elsewhere (the host's partner
-/// framework, the host's HTTP stack, a task that may end a sleep early) gets exactly one outcome —
+/// framework, the host's HTTP stack) gets exactly one outcome —
 /// the answer, a timeout, or an abandonment (the waiting task was cancelled, the client destroyed).
 /// Whatever arrives after that is ignored, and the caller is told (`answer` returns false), so a C
 /// reply function can return AE_E_INVALID_HANDLE instead of pretending it was heard.
