@@ -8,6 +8,7 @@ import Testing
 @Suite struct BackoffTests {
     @Test func theCurveDoublesFromHalfASecondUpTo8Seconds() {
         for (attempt, base) in [(1, Int64(500)), (2, 1_000), (3, 2_000), (4, 4_000), (5, 8_000), (9, 8_000), (0, 500)] {
+            #expect(Backoff.baseMillis(attempt: attempt) == base)
             for _ in 0..<20 { #expect((base...base + 250).contains(Backoff.retry(attempt: attempt)), "attempt \(attempt)") }
         }
         for _ in 0..<20 {

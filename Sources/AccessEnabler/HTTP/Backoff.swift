@@ -34,10 +34,14 @@ package enum Backoff {
     /// A random delay within `jitterMillis`.
     package static func jitter() -> Int64 { Int64.random(in: jitterMillis) }
 
-    /// The wait before repeat `attempt` (1-based): 0.5 s, 1 s, 2 s, … (capped at 8 s), plus jitter.
-    package static func retry(attempt: Int) -> Int64 {
-        (firstMillis << Int64(attempt.clamped(to: 1...maxDoublingAttempt) - 1)) + jitter()
+    /// The curve without its jitter, for repeat `attempt` (1-based): 0.5 s, 1 s, 2 s, … (capped at
+    /// 8 s). For a driver that adds the jitter itself (`jitter()`).
+    package static func baseMillis(attempt: Int) -> Int64 {
+        firstMillis << Int64(attempt.clamped(to: 1...maxDoublingAttempt) - 1)
     }
+
+    /// The wait before repeat `attempt` (1-based): `baseMillis(attempt:)` plus jitter.
+    package static func retry(attempt: Int) -> Int64 { baseMillis(attempt: attempt) + jitter() }
 
     /// The wait before asking again the items of a decision answer whose error action is `retry`
     /// (engine: getAuthorization, preauthorize), repeat `attempt` (1-based, at most
