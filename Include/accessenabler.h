@@ -42,6 +42,12 @@
  * Lifetime.  A client lives from ae_client_create() to ae_client_destroy(). After destroy
  *            returns, no callback of that client runs any more, and any call with the
  *            destroyed handle returns AE_E_INVALID_HANDLE (handles are never reused).
+ *
+ * Handles.   Clients, partner requests and HTTP requests are opaque handles: numbers, never
+ *            addresses, checked and never dereferenced. Every function that takes one checks it
+ *            before its other arguments: a NULL, made-up or stale handle (a destroyed client, a
+ *            request already answered, cancelled or timed out), or a handle of another kind,
+ *            returns AE_E_INVALID_HANDLE, from any thread, whatever the other arguments.
  *            Load the library once; do not dlclose() it.
  * ---------------------------------------------------------------------------------------------
  */
@@ -97,7 +103,8 @@ AE_API int32_t ae_version_number(void);
 enum {
     AE_OK = 0,                    /* 0: accepted (asynchronous calls) or done (synchronous ones) */
     AE_E_INVALID_ARG = 1,         /* 1: NULL, invalid UTF-8, over-long or malformed argument */
-    AE_E_INVALID_HANDLE = 2,      /* 2: the client handle is NULL, unknown or destroyed */
+    AE_E_INVALID_HANDLE = 2,      /* 2: the client or request handle is NULL, unknown or stale (destroyed,
+                                        answered, cancelled or timed out) */
     AE_E_UNSUPPORTED_VERSION = 3, /* 3: ae_config/ae_delegate version this library does not know */
     AE_E_NO_REQUESTOR = 4,        /* 4: no successful ae_set_requestor() yet (or the last one failed) */
     AE_E_STORAGE = 5,             /* 5: the token store cannot be opened or written */
@@ -280,7 +287,9 @@ AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner);
  * Answers check_access_status.
  * @param access_status  AE_PARTNER_ACCESS_*.
  * @param signed_in      AE_PARTNER_SIGNED_IN / _OUT / _UNKNOWN.
- * @return AE_OK; AE_E_INVALID_HANDLE (unknown, already answered or timed out); AE_E_INVALID_ARG.
+ * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: checked
+ *         before the other arguments); AE_E_INVALID_ARG (a bad value, or `request` is an
+ *         enqueue_metadata_request one: it stays pending).
  * Ownership: n/a. Thread: any. Callback: none (the SDK goes on on its own threads).
  */
 AE_API int32_t ae_partner_reply_access_status(ae_partner_request *request, int32_t access_status, int32_t signed_in);
@@ -290,7 +299,8 @@ AE_API int32_t ae_partner_reply_access_status(ae_partner_request *request, int32
  * @param metadata_json  {"accountProviderIdentifier": string|null, "authenticationExpirationDate": ms since
  *                       the epoch|null, "samlAttributeQueryResponse": string|null} (copied). The SAML text is
  *                       passed as the platform returned it; the SDK cleans it up and encodes it.
- * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (not that object).
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_reply_access_status); AE_E_INVALID_ARG (not that
+ *         object, or `request` is a check_access_status one: it stays pending).
  * Ownership: copied. Thread: any. Callback: none.
  */
 AE_API int32_t ae_partner_reply_metadata(ae_partner_request *request, const char *metadata_json);
@@ -300,7 +310,7 @@ AE_API int32_t ae_partner_reply_metadata(ae_partner_request *request, const char
  * @param error   AE_PARTNER_E_* (not AE_PARTNER_E_TIMEOUT).
  * @param detail  NULL, or text: the provider id for AE_PARTNER_E_UNSUPPORTED_PROVIDER, else the
  *                platform's message (passed to the host in the advanced status `details`).
- * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG.
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_reply_access_status); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
  */
 AE_API int32_t ae_partner_reply_error(ae_partner_request *request, int32_t error, const char *detail);
@@ -351,7 +361,8 @@ AE_API int32_t ae_http_transport_init(ae_http_transport *transport);
  * @param body         The body (copied); NULL when body_length is 0. Bodies over 4 MiB (body_length
  *                     > 4194304, SIZE_MAX included) are refused as too large: nothing is read from
  *                     `body`, the call returns AE_OK and the exchange ends with an error, as with libcurl.
- * @return AE_OK; AE_E_INVALID_HANDLE (unknown, answered, cancelled or timed out); AE_E_INVALID_ARG.
+ * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, answered, cancelled or timed out: checked before the
+ *         other arguments); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
  */
 AE_API int32_t ae_http_reply(ae_http_request *request, int32_t status, const char *const *headers,
@@ -359,7 +370,8 @@ AE_API int32_t ae_http_reply(ae_http_request *request, int32_t status, const cha
 
 /**
  * Answers `send` with a failure (AE_HTTP_E_*); `message` (nullable, copied) is logged.
- * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG. Ownership: copied. Thread: any. Callback: none.
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_http_reply); AE_E_INVALID_ARG. Ownership: copied. Thread: any.
+ * Callback: none.
  */
 AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, const char *message);
 

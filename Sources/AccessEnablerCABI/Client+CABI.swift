@@ -16,36 +16,11 @@ final class CClient: Sendable {
     }
 }
 
-/// Handles are numbers, never addresses: a destroyed or made-up handle is a failed lookup
-/// (AE_E_INVALID_HANDLE), not a use after free. Numbers are never reused.
-enum Registry {
-    private static let state = Locked<(next: UInt, clients: [UInt: CClient])>((0x1000, [:]))
-
-    static func add(_ client: CClient) -> OpaquePointer {
-        let handle = state.withLock { state -> UInt in
-            let handle = state.next
-            state.next += 0x10
-            state.clients[handle] = client
-            return handle
-        }
-        return OpaquePointer(bitPattern: handle)!
-    }
-
-    static func client(_ handle: OpaquePointer?) throws(AccessEnablerError) -> CClient {
-        guard let handle else { throw .invalidHandle("client is NULL") }
-        guard let client = state.withLock({ $0.clients[UInt(bitPattern: handle)] }) else {
-            throw .invalidHandle("unknown or destroyed client handle")
-        }
-        return client
-    }
-
-    static func remove(_ handle: OpaquePointer) -> CClient? {
-        state.withLock { $0.clients.removeValue(forKey: UInt(bitPattern: handle)) }
-    }
-}
-
+/// Runs a call on the client of `handle`: the handle is looked up first (a NULL, made-up or
+/// destroyed one is AE_E_INVALID_HANDLE before any argument is read), then `body` converts the
+/// arguments and forwards them.
 private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(AccessEnablerError) -> Void) -> Int32 {
-    status { () throws(AccessEnablerError) in try body(try Registry.client(handle).enabler) }
+    status { () throws(AccessEnablerError) in try body(try Handles.clients.value(handle).enabler) }
 }
 
 @c @implementation
@@ -69,13 +44,17 @@ public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: Un
         let bridge = DelegateBridge(delegate.pointee)
         enabler.delegate = bridge
         enabler.statusDelegate = bridge
-        out.pointee = Registry.add(CClient(enabler: enabler, bridge: bridge))
+        guard let handle = Handles.clients.insert(CClient(enabler: enabler, bridge: bridge)) else {
+            enabler.shutdown()
+            throw .internalError("too many clients")
+        }
+        out.pointee = handle
     }
 }
 
 @c @implementation
 public func ae_client_destroy(_ client: OpaquePointer?) {
-    guard let client, let removed = Registry.remove(client) else { return }
+    guard let removed = Handles.clients.remove(client) else { return }
     removed.enabler.shutdown()
 }
 

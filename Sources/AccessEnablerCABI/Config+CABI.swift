@@ -7,12 +7,15 @@ import AccessEnabler
 public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         guard let config else { throw .invalidArgument("config is NULL") }
+        // Numbers and strings stay 0 / NULL ("the default": ConfigReader resolves them to
+        // `Defaults`); the enumerations are set to the default value itself.
         config.pointee = ae_config()
         config.pointee.version = UInt32(AE_CONFIG_VERSION)
-        config.pointee.api_generation = Int32(AE_API_V2)
-        config.pointee.login_mode = Int32(AE_LOGIN_SECOND_SCREEN)
-        config.pointee.log_level = Int32(AE_LOG_ERROR)
-        config.pointee.callback_mode = Int32(AE_CALLBACKS_THREAD)
+        config.pointee.api_generation = Defaults.apiGeneration.rawValue
+        config.pointee.login_mode = Defaults.loginMode.rawValue
+        config.pointee.log_level = Defaults.logLevel.rawValue
+        config.pointee.callback_mode = Defaults.callbackMode.rawValue
+        config.pointee.store_check = Defaults.storeCheck.rawValue
     }
 }
 
@@ -49,12 +52,14 @@ enum ConfigReader {
         return config
     }
 
-    /// `ae_config` → Settings. Field names in messages are the header's.
+    /// `ae_config` → Settings. Field names in messages are the header's; a field left 0 or NULL
+    /// keeps `Settings`' default (`Defaults`).
     static func settings(_ config: ae_config) throws(AccessEnablerError) -> Settings {
         var settings = Settings(softwareStatement: try CInput.string(config.software_statement, "software_statement"))
         if let baseURL = try CInput.optionalString(config.base_url, "base_url") { settings.baseURL = baseURL }
         switch config.api_generation {
-        case 0, Int32(AE_API_V2): settings.apiGeneration = .v2
+        case 0: settings.apiGeneration = Defaults.apiGeneration
+        case Int32(AE_API_V2): settings.apiGeneration = .v2
         case Int32(AE_API_V1): settings.apiGeneration = .v1
         default: throw .invalidArgument("api_generation \(config.api_generation) is unknown")
         }
@@ -71,12 +76,16 @@ enum ConfigReader {
             throw .invalidArgument("login_mode \(config.login_mode) is unknown")
         }
         settings.loginMode = mode
-        settings.pollIntervalMillis = try positive(config.poll_interval_ms, "poll_interval_ms", default: 4_000)  // clamped by the engine
-        settings.preauthorizeLimit = try positive(config.preauthorize_limit, "preauthorize_limit", default: 5)
-        settings.connectTimeoutMillis = try positive(config.connect_timeout_ms, "connect_timeout_ms", default: 10_000)
-        settings.requestTimeoutMillis = try positive(config.request_timeout_ms, "request_timeout_ms", default: 30_000)
+        settings.pollIntervalMillis = try positive(config.poll_interval_ms, "poll_interval_ms",
+                                                   default: Defaults.pollIntervalMillis)  // clamped by the engine
+        settings.preauthorizeLimit = try positive(config.preauthorize_limit, "preauthorize_limit",
+                                                  default: Defaults.preauthorizeLimit)
+        settings.connectTimeoutMillis = try positive(config.connect_timeout_ms, "connect_timeout_ms",
+                                                     default: Defaults.connectTimeoutMillis)
+        settings.requestTimeoutMillis = try positive(config.request_timeout_ms, "request_timeout_ms",
+                                                     default: Defaults.requestTimeoutMillis)
         switch config.max_requests_per_second {
-        case 0: settings.requestsPerSecond = 1
+        case 0: settings.requestsPerSecond = Defaults.requestsPerSecond
         case -1: settings.requestsPerSecond = 0
         case 1...: settings.requestsPerSecond = Double(config.max_requests_per_second)
         default: throw .invalidArgument("max_requests_per_second must be -1, 0 or positive")
@@ -91,7 +100,7 @@ enum ConfigReader {
         }
         settings.callbackMode = mode
         if let transport = config.transport {
-            settings.transport = try CTransport(transport.pointee, maxBodyBytes: 4 << 20,
+            settings.transport = try CTransport(transport.pointee, maxBodyBytes: Defaults.maxBodyBytes,
                                                 timeoutMillis: settings.requestTimeoutMillis)
         }
         guard let check = IntegrityCheck(rawValue: config.store_check) else {

@@ -4,65 +4,31 @@
 public import CAccessEnabler
 import AccessEnabler
 
-/// A pending partner request, looked up by number (never an address): a late, repeated or
-/// made-up reply is a failed lookup.
-private enum PendingRequests {
-    enum Reply {
-        case access(PartnerReply<PartnerAccess>)
-        case metadata(PartnerReply<PartnerMetadata>)
+/// A pending partner request as the host holds it (`ae_partner_request *`, a handle of
+/// `Handles.partnerRequests`): the reply slot of either kind of request. The handle lives until the
+/// slot is over (answered, timed out, cancelled), so a late, repeated or made-up reply is a failed
+/// lookup.
+enum PartnerRequest {
+    case access(PartnerReply<PartnerAccess>)
+    case metadata(PartnerReply<PartnerMetadata>)
 
-        func fail(_ error: PartnerError) {
-            switch self {
-            case .access(let reply): reply.fail(error)
-            case .metadata(let reply): reply.fail(error)
-            }
+    /// Answers the request with `error`, whichever its kind; false when it was already over.
+    func fail(_ error: PartnerError) -> Bool {
+        switch self {
+        case .access(let reply): reply.fail(error)
+        case .metadata(let reply): reply.fail(error)
         }
     }
 
-    private static let state = Locked<(next: UInt, replies: [UInt: Reply])>((0x10_0000, [:]))
-
-    static func add(_ reply: Reply) -> OpaquePointer {
-        let handle = state.withLock { state -> UInt in
-            let handle = state.next
-            state.next += 0x10
-            state.replies[handle] = reply
-            return handle
-        }
-        return OpaquePointer(bitPattern: handle)!
+    /// The request of `handle`, which must be pending (else AE_E_INVALID_HANDLE).
+    static func of(_ handle: OpaquePointer?) throws(AccessEnablerError) -> PartnerRequest {
+        try Handles.partnerRequests.value(handle)
     }
 
-    /// Takes the request out (it can be answered once) if `accepts` it; a wrong kind of reply
-    /// leaves it pending.
-    static func take(_ handle: OpaquePointer?, accepts: (Reply) -> Bool = { _ in true }) throws(AccessEnablerError)
-        -> Reply
-    {
-        guard let handle else { throw .invalidHandle("request is NULL") }
-        let key = UInt(bitPattern: handle)
-        let found = state.withLock { state -> (Reply?, Bool) in
-            guard let reply = state.replies[key] else { return (nil, false) }
-            guard accepts(reply) else { return (reply, false) }
-            state.replies[key] = nil
-            return (reply, true)
-        }
-        switch found {
-        case (nil, _): throw .invalidHandle("unknown, answered or timed-out partner request")
-        case (_?, false): throw .invalidArgument("this reply does not answer that kind of partner request")
-        case (let reply?, true): return reply
-        }
-    }
-
-    /// Throws `invalidHandle` unless `handle` is a pending request (the handle is judged before the
-    /// arguments, as the header's rule for every call says).
-    static func check(_ handle: OpaquePointer?) throws(AccessEnablerError) {
-        guard let handle else { throw .invalidHandle("request is NULL") }
-        let key = UInt(bitPattern: handle)
-        guard state.withLock({ $0.replies[key] != nil }) else {
-            throw .invalidHandle("unknown, answered or timed-out partner request")
-        }
-    }
-
-    static func forget(_ handle: UInt) {
-        state.withLock { _ = $0.replies.removeValue(forKey: handle) }
+    /// Throws AE_E_INVALID_HANDLE for a reply that came too late: the request ended between the
+    /// lookup and the answer (it timed out or was cancelled meanwhile, or another thread answered).
+    static func delivered(_ accepted: Bool) throws(AccessEnablerError) {
+        guard accepted else { throw .invalidHandle("the partner request is over (answered, cancelled or timed out)") }
     }
 }
 
@@ -98,31 +64,35 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
         }
         guard table.timeout_ms >= 0 else { throw .invalidArgument("partner: timeout_ms must not be negative") }
         self.table = table
-        self.name = try CInput.optionalString(table.name, "partner.name") ?? "Apple"
+        self.name = try CInput.optionalString(table.name, "partner.name") ?? Defaults.partnerName
         guard !name.isEmpty else { throw .invalidArgument("partner.name is empty") }
         self.timeoutMillis = table.timeout_ms == 0 ? nil : Int(table.timeout_ms)
     }
 
     func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>) {
-        let handle = PendingRequests.add(.access(reply))
-        track(reply, handle)
+        guard let handle = track(.access(reply), reply) else { return }
         table.check_access_status?(prompt ? 1 : 0, handle, table.user_data)
     }
 
     func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>) {
-        let handle = PendingRequests.add(.metadata(reply))
-        track(reply, handle)
+        guard let handle = track(.metadata(reply), reply) else { return }
         JSON.text(request).withCString { table.enqueue_metadata_request?($0, handle, table.user_data) }
     }
 
-    /// Late replies are refused once the request is over; the host hears of a cancellation.
-    private func track<T>(_ reply: PartnerReply<T>, _ handle: OpaquePointer) {
+    /// The handle the host gets for `reply`: refused once the request is over (late replies are
+    /// AE_E_INVALID_HANDLE); the host hears of a cancellation or timeout through `cancel_request`.
+    private func track<T>(_ request: PartnerRequest, _ reply: PartnerReply<T>) -> OpaquePointer? {
+        guard let handle = Handles.partnerRequests.insert(request) else {
+            reply.fail(PartnerError(.failed, detail: "too many partner requests pending"))
+            return nil
+        }
         let number = UInt(bitPattern: handle)
-        reply.whenFinished { PendingRequests.forget(number) }  // timed out or cancelled: refuse late replies
+        reply.whenFinished { _ = Handles.partnerRequests.remove(OpaquePointer(bitPattern: number)) }
         if let cancel = table.cancel_request {
             let userData = HostPointer(raw: table.user_data)
             reply.onCancel { cancel(OpaquePointer(bitPattern: number), userData.raw) }
         }
+        return handle
     }
 }
 
@@ -138,24 +108,24 @@ public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner
 @c @implementation
 public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
     status { () throws(AccessEnablerError) in
-        try PendingRequests.check(request)
+        let pending = try PartnerRequest.of(request)
         guard let access = PartnerAccessStatus(rawValue: access_status) else {
             throw .invalidArgument("access_status \(access_status) is not an AE_PARTNER_ACCESS_* value")
         }
         guard let signIn = PartnerSignIn(rawValue: signed_in) else {
             throw .invalidArgument("signed_in \(signed_in) is not an AE_PARTNER_SIGNED_* value")
         }
-        guard case .access(let reply) = try PendingRequests.take(request, accepts: {
-            if case .access = $0 { true } else { false }
-        }) else { throw .internalError("partner reply kind") }
-        reply.succeed(PartnerAccess(access, signIn: signIn))
+        guard case .access(let reply) = pending else {
+            throw .invalidArgument("this reply does not answer that kind of partner request")
+        }
+        try PartnerRequest.delivered(reply.succeed(PartnerAccess(access, signIn: signIn)))
     }
 }
 
 @c @implementation
 public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
-        try PendingRequests.check(request)
+        let pending = try PartnerRequest.of(request)
         guard let object = try CInput.json(metadata_json, "metadata_json").objectValue else {
             throw .invalidArgument("metadata_json must be a JSON object")
         }
@@ -175,22 +145,23 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
             }
             expiration = millis.clamped(to: Limits.epochMillis)
         }
-        guard case .metadata(let reply) = try PendingRequests.take(request, accepts: {
-            if case .metadata = $0 { true } else { false }
-        }) else { throw .internalError("partner reply kind") }
-        reply.succeed(PartnerMetadata(accountProviderIdentifier: provider, authenticationExpirationDate: expiration,
-                                      samlAttributeQueryResponse: saml))
+        guard case .metadata(let reply) = pending else {
+            throw .invalidArgument("this reply does not answer that kind of partner request")
+        }
+        try PartnerRequest.delivered(reply.succeed(PartnerMetadata(accountProviderIdentifier: provider,
+                                                                   authenticationExpirationDate: expiration,
+                                                                   samlAttributeQueryResponse: saml)))
     }
 }
 
 @c @implementation
 public func ae_partner_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
-        try PendingRequests.check(request)
+        let pending = try PartnerRequest.of(request)
         guard let code = PartnerError.Code(rawValue: error), code != .timeout else {
             throw .invalidArgument("error \(error) is not an AE_PARTNER_E_* reply value")
         }
         let text = try CInput.optionalString(detail, "detail")
-        try PendingRequests.take(request).fail(PartnerError(code, detail: text))
+        try PartnerRequest.delivered(pending.fail(PartnerError(code, detail: text)))
     }
 }

@@ -5,66 +5,27 @@ public import CAccessEnabler
 import AccessEnabler
 import Glibc
 
-/// One exchange waiting for the host's reply.
-private final class PendingExchange: @unchecked Sendable {
+/// One exchange waiting for the host's reply (`ae_http_request *`, a handle of
+/// `Handles.httpRequests` while its slot is pending).
+final class PendingExchange: Sendable {
     let transport: CTransport
-    private let deliver: Locked<((Result<HTTPResponse, TransportError>) -> Void)?>
+    let slot: AnswerOnce<Result<HTTPResponse, TransportError>>
 
-    init(transport: CTransport, deliver: @escaping (Result<HTTPResponse, TransportError>) -> Void) {
+    init(transport: CTransport, slot: AnswerOnce<Result<HTTPResponse, TransportError>>) {
         self.transport = transport
-        self.deliver = Locked(deliver)
+        self.slot = slot
     }
 
-    /// Delivers once; false when already finished.
-    @discardableResult
-    func finish(_ result: Result<HTTPResponse, TransportError>) -> Bool {
-        guard let deliver = deliver.withLock({ deliver -> ((Result<HTTPResponse, TransportError>) -> Void)? in
-            defer { deliver = nil }
-            return deliver
-        }) else { return false }
-        deliver(result)
-        return true
-    }
-}
-
-/// Exchanges by number (never an address): a late, repeated or made-up reply is a failed lookup.
-private enum PendingExchanges {
-    private static let state = Locked<(next: UInt, exchanges: [UInt: PendingExchange])>((0x20_0000, [:]))
-
-    static func add(_ exchange: PendingExchange) -> UInt {
-        state.withLock { state in
-            let handle = state.next
-            state.next += 0x10
-            state.exchanges[handle] = exchange
-            return handle
-        }
+    /// The exchange of `handle`, which must be pending (else AE_E_INVALID_HANDLE).
+    static func of(_ handle: OpaquePointer?) throws(AccessEnablerError) -> PendingExchange {
+        try Handles.httpRequests.value(handle)
     }
 
-    static func take(_ handle: UInt) -> PendingExchange? {
-        state.withLock { $0.exchanges.removeValue(forKey: handle) }
-    }
-
-    /// Throws as `take` would, without taking: a bad handle is reported before a bad argument.
-    static func check(_ handle: OpaquePointer?) throws(AccessEnablerError) {
-        guard let handle else { throw .invalidHandle("request is NULL") }
-        guard state.withLock({ $0.exchanges[UInt(bitPattern: handle)] != nil }) else {
-            throw .invalidHandle("unknown, answered, cancelled or timed-out HTTP request")
-        }
-    }
-
-    static func take(_ handle: OpaquePointer?) throws(AccessEnablerError) -> PendingExchange {
-        guard let handle else { throw .invalidHandle("request is NULL") }
-        guard let exchange = take(UInt(bitPattern: handle)) else {
-            throw .invalidHandle("unknown, answered, cancelled or timed-out HTTP request")
-        }
-        return exchange
-    }
-
-    /// Every exchange of `transport` (it is shutting down).
-    static func takeAll(of transport: CTransport) -> [PendingExchange] {
-        state.withLock { state in
-            let keys = state.exchanges.filter { $0.value.transport === transport }.map(\.key)
-            return keys.compactMap { state.exchanges.removeValue(forKey: $0) }
+    /// Answers the exchange; AE_E_INVALID_HANDLE when it ended between the lookup and the answer
+    /// (timed out or cancelled meanwhile, or another thread answered).
+    func answer(_ result: Result<HTTPResponse, TransportError>) throws(AccessEnablerError) {
+        guard slot.answer(result) else {
+            throw .invalidHandle("the HTTP request is over (answered, cancelled or timed out)")
         }
     }
 }
@@ -74,6 +35,8 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
     private let table: ae_http_transport
     let maxBodyBytes: Int
     private let timeoutMillis: Int
+    /// How much longer than its own `timeout_ms` the host gets before the SDK gives up on a reply.
+    private static let graceMillis: Int64 = 1_000
 
     init(_ table: ae_http_transport, maxBodyBytes: Int, timeoutMillis: Int) throws(AccessEnablerError) {
         guard table.version == UInt32(AE_HTTP_TRANSPORT_VERSION) else {
@@ -86,36 +49,18 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
     }
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let handle = Locked<UInt?>(nil)
-        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let timer = Locked<Task<Void, Never>?>(nil)
-                let exchange = PendingExchange(transport: self) { result in
-                    timer.withLock { $0?.cancel() }
-                    continuation.resume(returning: result)
-                }
-                let number = PendingExchanges.add(exchange)
-                handle.withLock { $0 = number }
-                // The host owns the timing, but a reply that never comes must not hang the SDK.
-                let budget = UInt64(timeoutMillis + 1_000) * 1_000_000
-                timer.withLock {
-                    $0 = Task { [weak self] in
-                        try? await Task.sleep(nanoseconds: budget)
-                        guard !Task.isCancelled, let exchange = PendingExchanges.take(number) else { return }
-                        self?.cancelInHost(number)
-                        exchange.finish(.failure(.timedOut))
-                    }
-                }
-                if Task.isCancelled {
-                    if let exchange = PendingExchanges.take(number) { exchange.finish(.failure(.cancelled)) }
-                    return
-                }
-                call(request, number)
+        // The host owns the timing, but a reply that never comes must not hang the SDK.
+        let result = await AnswerOnce.wait(timeoutMillis: Int64(timeoutMillis) + Self.graceMillis,
+                                           timedOut: { .failure(.timedOut) }, cancelled: { .failure(.cancelled) }) { slot in
+            guard let handle = Handles.httpRequests.insert(PendingExchange(transport: self, slot: slot)) else {
+                slot.answer(.failure(.failed("too many HTTP requests pending")))
+                return
             }
-        } onCancel: {
-            guard let number = handle.withLock({ $0 }), let exchange = PendingExchanges.take(number) else { return }
-            cancelInHost(number)
-            exchange.finish(.failure(.cancelled))
+            let number = UInt(bitPattern: handle)
+            slot.whenFinished { _ = Handles.httpRequests.remove(OpaquePointer(bitPattern: number)) }
+            // Timed out or cancelled: the host may stop working on it (a late reply is refused).
+            slot.onCancel { [weak self] in self?.cancelInHost(number) }
+            call(request, number)
         }
         return try result.get()
     }
@@ -142,8 +87,12 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
         table.cancel?(OpaquePointer(bitPattern: number), table.user_data)
     }
 
+    /// Ends every exchange still waiting (the client is being destroyed): the flows waiting get
+    /// `.cancelled`, later replies are refused.
     func shutdown() {
-        for exchange in PendingExchanges.takeAll(of: self) { exchange.finish(.failure(.cancelled)) }
+        for exchange in Handles.httpRequests.removeAll(where: { $0.transport === self }) {
+            exchange.slot.answer(.failure(.cancelled))
+        }
     }
 }
 
@@ -161,7 +110,7 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
                           _ body: UnsafePointer<UInt8>?, _ body_length: Int) -> Int32
 {
     AccessEnablerCABI.status { () throws(AccessEnablerError) in
-        try PendingExchanges.check(request)
+        let exchange = try PendingExchange.of(request)
         guard (100...599).contains(status) else { throw .invalidArgument("status \(status) is not an HTTP status") }
         guard body != nil || body_length == 0 else { throw .invalidArgument("body is NULL but body_length is not 0") }
         var lines: [(name: String, value: String)] = []
@@ -175,22 +124,21 @@ public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers:
             lines.append(header)
             index += 1
         }
-        let exchange = try PendingExchanges.take(request)
         // size_t arrives as Int: a length of 2^63 or more (e.g. (size_t)-1) is negative here. It is
         // too large either way, and nothing is read from `body`.
         guard body_length >= 0, body_length <= exchange.transport.maxBodyBytes else {
-            exchange.finish(.failure(.bodyTooLarge(limit: exchange.transport.maxBodyBytes)))
+            try exchange.answer(.failure(.bodyTooLarge(limit: exchange.transport.maxBodyBytes)))
             return
         }
         let bytes = body.map { Array(UnsafeBufferPointer(start: $0, count: body_length)) } ?? []
-        exchange.finish(.success(HTTPResponse(status: Int(status), headers: lines, body: bytes)))
+        try exchange.answer(.success(HTTPResponse(status: Int(status), headers: lines, body: bytes)))
     }
 }
 
 @c @implementation
 public func ae_http_reply_error(_ request: OpaquePointer?, _ error: Int32, _ message: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
-        try PendingExchanges.check(request)
+        let exchange = try PendingExchange.of(request)
         let text = try CInput.optionalString(message, "message") ?? "host transport error"
         let failure: TransportError
         switch error {
@@ -200,6 +148,6 @@ public func ae_http_reply_error(_ request: OpaquePointer?, _ error: Int32, _ mes
         case Int32(AE_HTTP_E_FAILED): failure = .failed(text)
         default: throw .invalidArgument("error \(error) is not an AE_HTTP_E_* value")
         }
-        try PendingExchanges.take(request).finish(.failure(failure))
+        try exchange.answer(.failure(failure))
     }
 }

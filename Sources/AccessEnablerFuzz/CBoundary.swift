@@ -890,7 +890,8 @@ extension CBoundaryFuzz {
         /// Replies to requests that do not exist: a made-up handle, NULL. The handle is checked
         /// before the arguments (the header's rule), so bad arguments change nothing.
         func bogusReplies(_ selector: UInt8, _ message: [UInt8]?) throws(FuzzFailure) {
-            // Handles are multiples of 0x10 from 0x10_0000 (partner) and 0x20_0000 (HTTP): these never were one.
+            // A handle's low 4 bits name its table (HandleTable: 1 client, 2 partner, 3 HTTP request): these
+            // never were one (kind 8; kind 15 with a slot and generation never issued).
             let fakes: [OpaquePointer?] = [nil, OpaquePointer(bitPattern: 0x20_0008), OpaquePointer(bitPattern: 0x10_0008),
                                            OpaquePointer(bitPattern: 0x1008), OpaquePointer(bitPattern: UInt.max)]
             let fake = fakes[Int(selector) % fakes.count]

@@ -194,7 +194,7 @@ package actor AccessTokenProvider {
             // less the time the request took: the token's life started when it was asked for.
             let elapsed = Int64((monotonicNanos() &- sentAt) / 1_000_000)
             // `expires_in` is Adobe's number: clamped (Limits.accessTokenSeconds), never trusted to fit.
-            let lifetime = (answer.expiresIn ?? 3600).clamped(to: Limits.accessTokenSeconds) * 1000
+            let lifetime = (answer.expiresIn ?? Defaults.accessTokenSeconds).clamped(to: Limits.accessTokenSeconds) * 1000
             let expiresAt = clock.nowMillis().clampedSubtracting(elapsed).clampedAdding(lifetime)
             token = (answer.accessToken, expiresAt)
             do {

@@ -16,34 +16,15 @@ extension Engine {
 
     // MARK: Asking the partner
 
-    /// Asks the partner and waits for its reply, at most `timeoutMillis`; cancellation ends the
-    /// wait too (the host's late reply is then ignored).
-    static func ask<T: Sendable>(timeoutMillis: Int, _ start: (PartnerReply<T>) -> Void) async -> Result<T, PartnerError> {
-        let pending = Locked<PartnerReply<T>?>(nil)
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, PartnerError>, Never>) in
-                let timer = Locked<Task<Void, Never>?>(nil)
-                let reply = PartnerReply<T> { result in
-                    timer.withLock { $0?.cancel() }
-                    continuation.resume(returning: result)
-                }
-                pending.withLock { $0 = reply }
-                timer.withLock { timer in
-                    timer = Task {
-                        try? await Task.sleep(nanoseconds: Limits.nanoseconds(millis: timeoutMillis))
-                        if !Task.isCancelled { reply.abandon(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) }
-                    }
-                }
-                if Task.isCancelled {
-                    reply.abandon(PartnerError(.failed, detail: "cancelled"))
-                    return
-                }
-                start(reply)
-            }
-        } onCancel: {
-            // The login was cancelled (or the client destroyed): the platform is told (onCancel).
-            pending.withLock { $0 }?.abandon(PartnerError(.failed, detail: "cancelled"))
-        }
+    /// Asks the partner and waits for its reply, at most `timeoutMillis` of `clock`'s time;
+    /// cancellation ends the wait too (the host's late reply is then ignored, and the platform is
+    /// told through `onCancel`, as on a timeout).
+    static func ask<T: Sendable>(timeoutMillis: Int, clock: any WallClock = SystemClock(),
+                                 _ start: (PartnerReply<T>) -> Void) async -> Result<T, PartnerError>
+    {
+        await AnswerOnce.wait(timeoutMillis: Int64(timeoutMillis), clock: clock,
+                              timedOut: { .failure(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) },
+                              cancelled: { .failure(PartnerError(.failed, detail: "cancelled")) }) { start(PartnerReply($0)) }
     }
 
     func timeout(interactive: Bool) -> Int {

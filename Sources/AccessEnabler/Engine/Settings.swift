@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Glibc
 
 /// How the viewer logs in.
 public enum LoginMode: Int32, Sendable {
@@ -22,8 +21,8 @@ public enum APIGeneration: Int32, Sendable {
     /// hosts api.auth.adobe.com).
     public var defaultBaseURL: String {
         switch self {
-        case .v1: "https://api.auth.adobe.com"
-        case .v2: "https://sp.auth.adobe.com"
+        case .v1: Defaults.baseURLV1
+        case .v2: Defaults.baseURLV2
         }
     }
 
@@ -39,11 +38,12 @@ public enum CallbackMode: Int32, Sendable {
     case eventLoop = 1
 }
 
-/// The client's configuration, resolved (defaults applied). Mirrors `ae_config`.
+/// The client's configuration, resolved (defaults applied). Mirrors `ae_config`. Every default is
+/// `Defaults`'s.
 public struct Settings: Sendable {
     public var softwareStatement: String
     /// REST API V2 (default) or the legacy V1. The calls and callbacks are the same either way.
-    public var apiGeneration: APIGeneration = .v2
+    public var apiGeneration: APIGeneration = Defaults.apiGeneration
     /// The Adobe Pass host; by default the generation's production host (`defaultBaseURL`).
     public var baseURL: String {
         get { explicitBaseURL ?? apiGeneration.defaultBaseURL }
@@ -55,32 +55,32 @@ public struct Settings: Sendable {
     /// (the file is mode 0600).
     public var storeKey: [UInt8]?
     /// The check of the store at create (iOS's storage integrity check).
-    public var storeCheck: IntegrityCheck = .quick
+    public var storeCheck: IntegrityCheck = Defaults.storeCheck
     /// X-Device-Info as a JSON object; nil derives it from uname(2).
     public var deviceInfo: [String: JSONValue]?
     /// nil derives a stable id from /etc/machine-id (hashed) and stores it.
     public var deviceID: String?
     /// DCR redirect_uri and sessions redirectUrl. Adobe's native SDKs use "adobepass://android.app"
     /// when the programmer configures nothing; so does this SDK.
-    public var redirectURL: String = "adobepass://android.app"
+    public var redirectURL: String = Defaults.redirectURL
     /// sessions domainName; nil: the requestor's first domain from its configuration.
     public var domainName: String?
     public var activationURL: String?
-    public var loginMode: LoginMode = .secondScreen
-    public var pollIntervalMillis: Int = 4_000
-    public var preauthorizeLimit: Int = 5
-    public var connectTimeoutMillis: Int = 10_000
-    public var requestTimeoutMillis: Int = 30_000
-    /// Client-side pacing after a burst of 10; 0 or less disables it.
-    public var requestsPerSecond: Double = 1
+    public var loginMode: LoginMode = Defaults.loginMode
+    public var pollIntervalMillis: Int = Defaults.pollIntervalMillis
+    public var preauthorizeLimit: Int = Defaults.preauthorizeLimit
+    public var connectTimeoutMillis: Int = Defaults.connectTimeoutMillis
+    public var requestTimeoutMillis: Int = Defaults.requestTimeoutMillis
+    /// Client-side pacing after a burst of `Defaults.requestBurst`; 0 or less disables it.
+    public var requestsPerSecond: Double = Defaults.requestsPerSecond
     /// How long setRequestor trusts the stored configuration and profiles.
-    public var cacheMaxAgeMillis: Int64 = 300_000
+    public var cacheMaxAgeMillis: Int64 = Defaults.cacheMaxAgeMillis
     /// The platform's TV-provider SSO (Apple's Video Subscriber Account model); nil: none.
     public var partner: (any PartnerFramework)?
-    public var callbackMode: CallbackMode = .thread
+    public var callbackMode: CallbackMode = Defaults.callbackMode
     /// The host's HTTP stack (C hosts: ae_config.transport); nil: libcurl.
     public var transport: (any HTTPTransport)?
-    public var logLevel: LogLevel = .error
+    public var logLevel: LogLevel = Defaults.logLevel
     public var logSink: (@Sendable (LogLevel, String) -> Void)?
 
     public init(softwareStatement: String) {
@@ -111,6 +111,18 @@ public struct Settings: Sendable {
             return "\(name) contains a control character"
         }
         return nil
+    }
+
+    /// sessions domainName for a requestor: the host's, else the requestor configuration's first
+    /// domain, else `Defaults.domainName`.
+    func domainName(for configuration: RequestorConfiguration) -> String {
+        domainName ?? configuration.domains.first ?? Defaults.domainName
+    }
+
+    /// The partner's longest wait for a request (`interactive`: it may show UI): the partner's own
+    /// timeout, else `Defaults.partnerTimeoutMillis(interactive:)`, within `Limits.partnerTimeoutMillis`.
+    func partnerTimeoutMillis(interactive: Bool) -> Int {
+        (partner?.timeoutMillis ?? Defaults.partnerTimeoutMillis(interactive: interactive)).clamped(to: Limits.partnerTimeoutMillis)
     }
 
     /// The second-screen poll interval for `serviceURL`: `pollIntervalMillis` within
@@ -180,50 +192,5 @@ public struct Settings: Sendable {
         }
         let loopback = host == "localhost" || host == "::1" || ipv4Loopback
         return loopback ? nil : "plain http is allowed for loopback addresses only"
-    }
-}
-
-/// Where the device id and X-Device-Info come from when the host does not give them.
-enum DeviceDefaults {
-    /// A stable id for this machine and app family: SHA-256 of /etc/machine-id with a fixed
-    /// prefix (machine-id(5) asks applications not to expose the raw id); random if there is none.
-    static func derivedDeviceID() -> String {
-        for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
-            if let id = readFirstLine(path), !id.isEmpty { return Digest.sha256Hex("accessenabler-linux:" + id) }
-        }
-        return Digest.hex(Digest.randomBytes(32))
-    }
-
-    /// X-Device-Info from uname(2) and DMI: the keys Adobe requires (model, version, osName,
-    /// osVersion, connectionType) plus the hardware type.
-    static func deviceInfo() -> [String: JSONValue] {
-        var names = utsname()
-        uname(&names)
-        func field<T>(_ value: inout T) -> String {
-            withUnsafeBytes(of: &value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        }
-        let release = field(&names.release)
-        let machine = field(&names.machine)
-        let model = readFirstLine("/sys/devices/virtual/dmi/id/product_name")
-            ?? readFirstLine("/proc/device-tree/model") ?? "Linux \(machine)"
-        var info: [String: JSONValue] = [
-            "primaryHardwareType": "SetTopBox", "model": .string(model), "version": .string(machine),
-            "osName": "Linux", "osFamily": "Linux", "osVersion": .string(release), "connectionType": "LAN",
-        ]
-        if let vendor = readFirstLine("/sys/devices/virtual/dmi/id/sys_vendor") {
-            info["manufacturer"] = .string(vendor)
-            info["vendor"] = .string(vendor)
-        }
-        return info
-    }
-
-    static func readFirstLine(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let trimmed = line.filter { $0 != "\n" && $0 != "\r" && $0 != "\0" }
-        return trimmed.isEmpty ? nil : trimmed
     }
 }

@@ -7,10 +7,10 @@ import Glibc
 /// and need no thread each. TLS verification is libcurl's default and is never turned off.
 package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     package struct Options: Sendable {
-        package var connectTimeoutMs: Int = 10_000
-        package var totalTimeoutMs: Int = 30_000
+        package var connectTimeoutMs: Int = Defaults.connectTimeoutMillis
+        package var totalTimeoutMs: Int = Defaults.requestTimeoutMillis
         /// Bodies larger than this end the exchange with `.bodyTooLarge` (hostile or broken servers).
-        package var maxBodyBytes: Int = 4 << 20
+        package var maxBodyBytes: Int = Defaults.maxBodyBytes
         package var userAgent: String = "AccessEnabler-Linux"
         package init() {}
     }

@@ -3,21 +3,19 @@ import FoundationEssentials
 
 /// Sends requests for the backends: paces them within Adobe's throttle, honours 429
 /// (Retry-After, bounded), retries a request that could not even connect, and turns HTTP
-/// answers into typed results or `ServiceError`s.
+/// answers into typed results or `ServiceError`s. How often and after how long it repeats a call
+/// is the SDK's one retry policy (`Backoff`); every wait sleeps through the injected clock.
 package final class RequestExecutor: Sendable {
     package let transport: any HTTPTransport
     private let bucket: Locked<TokenBucket>
     /// After a 429, every request (new ones and retries) goes out one per second, Adobe's rate,
-    /// until the throttle has been quiet for `recoveryNanos`: concurrent requests then retry one
-    /// after another instead of all at once.
+    /// until the throttle has been quiet for `Backoff.throttleRecoveryMillis`: concurrent requests
+    /// then retry one after another instead of all at once.
     private let recovery = Locked<(bucket: TokenBucket, until: UInt64)>((TokenBucket(capacity: 1, perSecond: 1), 0))
-    private static let recoveryNanos: UInt64 = 10_000_000_000
     private let logger: Logger
-    private let maxThrottleRetries = 10
-    /// Retries of an answer whose enhanced error says `retry` / `retry-after` (Adobe: "max 2–3 times").
-    private let maxActionRetries = 2
-    /// Retries of a call that is idempotent by design after a 5xx or a broken exchange.
-    private let maxServerRetries = 2
+    /// What the waits (pacing, backoff, throttle) sleep on; the pacing itself is measured on the
+    /// monotonic clock.
+    private let clock: any WallClock
 
     /// What may be retried beyond throttling, `retry` actions and unsent requests.
     package enum Retry: Sendable {
@@ -30,11 +28,14 @@ package final class RequestExecutor: Sendable {
 
     private let serverClock: ServerClock?
 
-    package init(transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger) {
+    package init(transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
+                 clock: any WallClock = SystemClock())
+    {
         self.transport = transport
         self.serverClock = serverClock
         self.bucket = Locked(TokenBucket(perSecond: requestsPerSecond))
         self.logger = logger
+        self.clock = clock
     }
 
     package func send(_ request: HTTPRequest, operation: String, retry: Retry = .standard) async throws(ServiceError)
@@ -59,7 +60,7 @@ package final class RequestExecutor: Sendable {
                 // Adobe counts arrivals: the burst's first request (a new connection) arrives later
                 // after its send than paced ones do, so Adobe's refill starts later than ours; a
                 // paced request waits a tenth longer to stay behind it.
-                if wait > 0 { try await Self.sleep(nanoseconds: wait + wait / 10) }
+                if wait > 0 { try await sleep(millis: Limits.millis(roundingUp: wait + wait / 10)) }
             }
             paced = false
             if Task.isCancelled { throw .transport(.cancelled) }
@@ -71,71 +72,54 @@ package final class RequestExecutor: Sendable {
                     // The request was never sent: trying again once is safe for every method.
                     connectRetried = true
                     logger.warning("\(operation): \(error.summary); retrying once")
-                    try await Self.sleep(nanoseconds: 250_000_000 + Self.jitter())
+                    try await sleep(millis: Backoff.reconnect())
                     continue
                 }
-                if retry == .idempotent, serverRetries < maxServerRetries, Self.brokeAfterSending(error) {
+                if retry == .idempotent, serverRetries < Backoff.maxServerRetries, Self.brokeAfterSending(error) {
                     serverRetries += 1
-                    let wait = Self.backoff(serverRetries)
-                    logger.warning("\(operation): \(error.summary); retry \(serverRetries) in \(wait / 1_000_000) ms")
-                    try await Self.sleep(nanoseconds: wait)
+                    let wait = Backoff.retry(attempt: serverRetries)
+                    logger.warning("\(operation): \(error.summary); retry \(serverRetries) in \(wait) ms")
+                    try await sleep(millis: wait)
                     continue
                 }
                 throw .transport(error)
             }
             serverClock?.observe(dateHeader: response.header("Date"))
             logger.debug("\(request.method) \(operation) -> \(response.status)")
-            if response.status >= 400, response.status != 429, actionRetries < maxActionRetries,
+            if response.status >= 400, response.status != 429, actionRetries < Backoff.maxActionRetries,
                 case .enhanced(let error, _) = Self.failure(from: response),
                 error.action == "retry" || error.action == "retry-after"
             {
                 // Adobe says the call may succeed if repeated: bounded, exponential, with jitter.
                 actionRetries += 1
-                let wait = Self.retryAfter(response) ?? Self.backoff(actionRetries)
-                logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait / 1_000_000) ms")
-                try await Self.sleep(nanoseconds: wait)
+                let wait = Backoff.retryAfter(response) ?? Backoff.retry(attempt: actionRetries)
+                logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait) ms")
+                try await sleep(millis: wait)
                 continue
             }
             // (One budget with the `retry` actions above: at most three attempts in all.)
-            if retry == .idempotent, response.status >= 500, serverRetries + actionRetries < maxServerRetries {
+            if retry == .idempotent, response.status >= 500, serverRetries + actionRetries < Backoff.maxServerRetries {
                 serverRetries += 1
-                let wait = Self.retryAfter(response) ?? Self.backoff(serverRetries)
-                logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait / 1_000_000) ms")
-                try await Self.sleep(nanoseconds: wait)
+                let wait = Backoff.retryAfter(response) ?? Backoff.retry(attempt: serverRetries)
+                logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait) ms")
+                try await sleep(millis: wait)
                 continue
             }
             guard response.status == 429 else { return response }
-            guard throttled < maxThrottleRetries else { throw .throttled }
+            guard throttled < Backoff.maxThrottleRetries else { throw .throttled }
             throttled += 1
             let now = monotonicNanos()
-            let retryAfter = Self.throttleWait(response)
+            let retryAfter = Backoff.throttleWait(response)
             bucket.withLock { $0.drain(nowNanos: now) }
             let slot = recovery.withLock { state -> UInt64 in
-                state.until = now + Self.recoveryNanos
+                state.until = now + Limits.nanoseconds(millis: Backoff.throttleRecoveryMillis)
                 return state.bucket.reserve(nowNanos: now)
             }
-            let wait = max(retryAfter, slot)
-            logger.warning("\(operation): throttled (429); retrying in \(wait / 1_000_000) ms")
-            try await Self.sleep(nanoseconds: wait)
+            let wait = max(retryAfter, Limits.millis(roundingUp: slot))
+            logger.warning("\(operation): throttled (429); retrying in \(wait) ms")
+            try await sleep(millis: wait)
             paced = true
         }
-    }
-
-    /// How long a 429 asks to wait: `Retry-After` seconds within 1–60 s (1 s when absent or not a
-    /// number of seconds that fits: a 2^64 or a date is not trusted).
-    static func throttleWait(_ response: HTTPResponse) -> UInt64 {
-        let seconds = response.header("Retry-After").flatMap { Int64($0[...].trimmingSpaces()) } ?? 1
-        return UInt64(seconds.clamped(to: 1...60)) * 1_000_000_000
-    }
-
-    /// `Retry-After` in seconds (at most 60 s), or nil when absent or not a number of seconds.
-    static func retryAfter(_ response: HTTPResponse) -> UInt64? {
-        response.header("Retry-After").flatMap { UInt64($0[...].trimmingSpaces()) }.map { min($0, 60) * 1_000_000_000 }
-    }
-
-    /// 0.5 s, 1 s, 2 s, … for retry `attempt` (1-based, capped at 8 s), plus jitter.
-    static func backoff(_ attempt: Int) -> UInt64 {
-        (500_000_000 << UInt64(attempt.clamped(to: 1...5) - 1)) + jitter()
     }
 
     /// A timeout or a broken exchange: worth repeating an idempotent call (not TLS, a too large
@@ -147,12 +131,11 @@ package final class RequestExecutor: Sendable {
         }
     }
 
-    /// Up to 250 ms, so clients that failed together do not retry together.
-    static func jitter() -> UInt64 { UInt64.random(in: 0...250_000_000) }
-
-    /// Cancellable sleep: a cancelled task ends the call with `.transport(.cancelled)`.
-    package static func sleep(nanoseconds: UInt64) async throws(ServiceError) {
-        do { try await Task.sleep(nanoseconds: nanoseconds) } catch { throw .transport(.cancelled) }
+    /// Cancellable sleep on the executor's clock: a cancelled task ends the call with
+    /// `.transport(.cancelled)`.
+    private func sleep(millis: Int64) async throws(ServiceError) {
+        await clock.sleep(millis: millis)
+        if Task.isCancelled { throw .transport(.cancelled) }
     }
 
     /// Decodes a success answer, or turns an error answer into a `ServiceError`.

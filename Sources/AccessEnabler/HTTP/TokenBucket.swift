@@ -10,7 +10,7 @@ package struct TokenBucket: Sendable {
     private var lastNanos: UInt64?
 
     /// `perSecond <= 0` disables pacing.
-    package init(capacity: Int = 10, perSecond: Double) {
+    package init(capacity: Int = Defaults.requestBurst, perSecond: Double) {
         self.capacity = Double(capacity)
         self.perSecond = perSecond
         self.tokens = Double(capacity)

@@ -105,68 +105,36 @@ extension PartnerError.Code {
 
 /// One pending partner request; answer exactly once, from any thread. Later answers are ignored
 /// (and report false). When the SDK stops waiting first (the login was cancelled, the request
-/// timed out, the client was destroyed), the handlers given to `onCancel` run.
+/// timed out, the client was destroyed), the handlers given to `onCancel` run. A partner request's
+/// face on the SDK's one-shot reply slot (`AnswerOnce`).
 public final class PartnerReply<Value: Sendable>: Sendable {
-    private struct State {
-        var deliver: (@Sendable (Result<Value, PartnerError>) -> Void)?
-        var onFinish: [@Sendable () -> Void] = []
-        var onCancel: [@Sendable () -> Void] = []
-    }
+    /// The slot behind this request (the engine waits on it; the C boundary tracks it).
+    package let slot: AnswerOnce<Result<Value, PartnerError>>
 
-    private let state: Locked<State>
+    init(_ deliver: @escaping @Sendable (Result<Value, PartnerError>) -> Void) { slot = AnswerOnce(deliver) }
 
-    init(_ deliver: @escaping @Sendable (Result<Value, PartnerError>) -> Void) { state = Locked(State(deliver: deliver)) }
+    package init(_ slot: AnswerOnce<Result<Value, PartnerError>>) { self.slot = slot }
 
-    @discardableResult public func succeed(_ value: Value) -> Bool { finish(.success(value)) }
-    @discardableResult public func fail(_ error: PartnerError) -> Bool { finish(.failure(error)) }
+    @discardableResult public func succeed(_ value: Value) -> Bool { slot.answer(.success(value)) }
+    @discardableResult public func fail(_ error: PartnerError) -> Bool { slot.answer(.failure(error)) }
 
     /// True until the request is answered, times out or is cancelled.
-    public var isPending: Bool { state.withLock { $0.deliver != nil } }
+    public var isPending: Bool { slot.isPending }
 
     /// Runs `handler` if the SDK stops waiting for this request before it is answered: the login
     /// it belongs to was cancelled (ae_set_selected_provider(NULL), a new selection, destroy) or it
     /// timed out. The platform may then dismiss what it shows for it (its picker, its login); a
     /// reply after that is ignored. Not run once the request was answered. Runs on the thread that
     /// cancelled (an SDK thread, or the one calling `shutdown`); must not block.
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { state in if state.deliver != nil { state.onCancel.append(handler) } }
-    }
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) { slot.onCancel(handler) }
 
     /// Ends the request from the SDK's side (timeout, cancellation): `error` is delivered to the
     /// waiting flow and the `onCancel` handlers run. False when it was already over.
     @discardableResult
-    package func abandon(_ error: PartnerError) -> Bool {
-        finish(.failure(error), cancelling: true)
-    }
+    package func abandon(_ error: PartnerError) -> Bool { slot.abandon(.failure(error)) }
 
     /// Runs `body` once the request is over (at once if it already is).
-    package func whenFinished(_ body: @escaping @Sendable () -> Void) {
-        let over = state.withLock { state -> Bool in
-            if state.deliver == nil { return true }
-            state.onFinish.append(body)
-            return false
-        }
-        if over { body() }
-    }
-
-    @discardableResult
-    func finish(_ result: Result<Value, PartnerError>, cancelling: Bool = false) -> Bool {
-        let (deliver, hooks, cancels) = state.withLock { state in
-            defer {
-                state.deliver = nil
-                state.onFinish = []
-                state.onCancel = []
-            }
-            return (state.deliver, state.onFinish, state.onCancel)
-        }
-        guard let deliver else { return false }
-        // The request is over (late replies refused, the platform told) before the waiting flow
-        // goes on: a host that sees the flow's next callback can rely on it.
-        for hook in hooks { hook() }
-        if cancelling { for cancel in cancels { cancel() } }
-        deliver(result)
-        return true
-    }
+    package func whenFinished(_ body: @escaping @Sendable () -> Void) { slot.whenFinished(body) }
 }
 
 /// The platform's TV-provider SSO, with the Video Subscriber Account semantics. Implementations
@@ -174,13 +142,14 @@ public final class PartnerReply<Value: Sendable>: Sendable {
 public protocol PartnerFramework: AnyObject, Sendable {
     /// The partner name on the wire (`/sessions/sso/{partner}`): "Apple" for the Apple flow.
     var name: String { get }
-    /// Longest wait for a reply in milliseconds; nil: 60 s for requests that may show UI, else 10 s.
+    /// Longest wait for a reply in milliseconds; nil: 60 s for requests that may show UI, else 10 s
+    /// (`Defaults.partnerTimeoutMillis(interactive:)`).
     var timeoutMillis: Int? { get }
     func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>)
     func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>)
 }
 
 extension PartnerFramework {
-    public var name: String { "Apple" }
+    public var name: String { Defaults.partnerName }
     public var timeoutMillis: Int? { nil }
 }

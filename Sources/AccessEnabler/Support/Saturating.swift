@@ -56,6 +56,11 @@ package enum Limits {
     /// Nanoseconds of `millis` (negative: 0), without overflow.
     package static func nanoseconds(millis: Int) -> UInt64 { nanoseconds(millis: Int64(millis)) }
 
+    /// Milliseconds of `nanoseconds`, rounded up (a wait is never cut short), without overflow.
+    package static func millis(roundingUp nanoseconds: UInt64) -> Int64 {
+        Int64(clamping: nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1))
+    }
+
     /// Nanoseconds of `seconds` (NaN, negative: 0; capped at `maxSeconds`), without trapping.
     package static func nanoseconds(seconds: Double, maxSeconds: Double = 3_600) -> UInt64 {
         guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? UInt64(maxSeconds * 1e9) : 0 }

@@ -10,7 +10,7 @@ package struct V2Service: Backend {
     /// The partner framework's name (sessions/sso/{partner}, profiles/sso/{partner}).
     let partnerName: String?
 
-    package init(requestorID: String, wire: V2Backend, domainName: String = "adobe.com", redirectURL: String = "",
+    package init(requestorID: String, wire: V2Backend, domainName: String = Defaults.domainName, redirectURL: String = "",
                  partnerName: String? = nil)
     {
         self.requestorID = requestorID
