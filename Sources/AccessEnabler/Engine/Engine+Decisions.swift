@@ -55,7 +55,7 @@ extension Engine {
             case .waitToRetry(let attempt):
                 let clock = clock
                 spawn {
-                    await clock.sleep(millis: Self.itemRetryDelayMillis(attempt: attempt))
+                    await clock.sleep(millis: Backoff.itemRetry(attempt: attempt))
                     await self.authorizationEvent(id) { $0.retryTimerFired(attempt: attempt) }
                 }
             case .emit(let emission):
@@ -124,7 +124,7 @@ extension Engine {
             case .waitToRetry(let attempt):
                 let clock = clock
                 spawn {
-                    await clock.sleep(millis: Self.itemRetryDelayMillis(attempt: attempt))
+                    await clock.sleep(millis: Backoff.itemRetry(attempt: attempt))
                     await self.preauthorizationEvent(id) { flow, limit in
                         flow.retryTimerFired(attempt: attempt, now: Self.monotonicMillis(), limit: limit)
                     }
@@ -153,11 +153,6 @@ extension Engine {
     }
 
     // MARK: Helpers
-
-    /// The wait before an item-level `retry` is asked again (ItemRetry's backoff plus jitter).
-    static func itemRetryDelayMillis(attempt: Int) -> Int64 {
-        Int64((ItemRetry.baseDelayNanos(attempt: attempt) + RequestExecutor.jitter()) / 1_000_000)
-    }
 
     static func monotonicMillis() -> UInt64 { monotonicNanos() / 1_000_000 }
 }

@@ -12,7 +12,7 @@
 /// | the SAML request, REST API V1 (silent or after the picker) | V1 step 7 snippet | false |
 extension Engine {
     /// How long a partner status is reused for decisions before it is asked again.
-    static let partnerStatusMaxAgeMillis: Int64 = 300_000
+    static let partnerStatusMaxAgeMillis = Defaults.partnerStatusMaxAgeMillis
 
     // MARK: Asking the partner
 

@@ -187,7 +187,7 @@ package actor Engine {
             providers[baseURL] = provider
         }
         let context = context
-        let domain = settings.domainName ?? configuration?.domains.first ?? "adobe.com"
+        let domain = configuration.map(settings.domainName(for:)) ?? settings.domainName ?? Defaults.domainName
         switch settings.apiGeneration {
         case .v2:
             let wire = V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })

@@ -1,43 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// How the viewer logs in.
-public enum LoginMode: Int32, Sendable {
-    /// tvOS style: a REGCODE status with a code and a URL for another device, then polling.
-    case secondScreen = 0
-    /// The host has a browser: navigateToUrl, then handleExternalURL.
-    case browser = 1
-}
-
-/// The Adobe Pass REST API the client speaks (the header's AE_API_*).
-public enum APIGeneration: Int32, Sendable {
-    /// The legacy REST API V1 ("Clientless API"), for integrations still configured for it (Adobe
-    /// supports it until the end of 2026).
-    case v1 = 1
-    /// REST API V2 (the default).
-    case v2 = 2
-
-    /// Adobe's production host for this generation: V2 at sp.auth.adobe.com, V1 at
-    /// api.auth.adobe.com (V1's endpoint pages name both its registration-code and its service
-    /// hosts api.auth.adobe.com).
-    public var defaultBaseURL: String {
-        switch self {
-        case .v1: Defaults.baseURLV1
-        case .v2: Defaults.baseURLV2
-        }
-    }
-
-    /// How the token store keys this generation's records.
-    var storeName: String { self == .v1 ? "v1" : "v2" }
-}
-
-/// How callbacks are delivered (the header's AE_CALLBACKS_*).
-public enum CallbackMode: Int32, Sendable {
-    /// On the client's callback thread.
-    case thread = 0
-    /// Queued; the host runs them with `dispatch()` when `eventFileDescriptor` is readable.
-    case eventLoop = 1
-}
-
 /// The client's configuration, resolved (defaults applied). Mirrors `ae_config`. Every default is
 /// `Defaults`'s.
 public struct Settings: Sendable {

@@ -103,7 +103,7 @@ extension LoginFlow {
     /// `Limits.codeLifetimeMillis` from `now`.
     mutating func present(_ challenge: CodeChallenge, now: Int64) -> [Action] {
         guard let login else { return [] }
-        let deadline = min(challenge.notAfter ?? now.clampedAdding(1_800_000), now.clampedAdding(Limits.codeLifetimeMillis))
+        let deadline = min(challenge.notAfter ?? now.clampedAdding(Defaults.codeLifetimeMillis), now.clampedAdding(Limits.codeLifetimeMillis))
         let session = CodeSession(challenge: challenge, deadline: deadline,
                                   intervalMillis: requestor?.pollIntervalMillis ?? Limits.pollIntervalMillis.lowerBound)
         let event: Event

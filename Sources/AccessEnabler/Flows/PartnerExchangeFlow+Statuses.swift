@@ -7,7 +7,7 @@ extension PartnerExchangeFlow {
     /// The longest wait for a partner reply: the host's `timeoutMillis`, else 60 s for a request
     /// that may show UI and 10 s for one that may not; within `Limits.partnerTimeoutMillis`.
     package static func timeoutMillis(configured: Int?, interactive: Bool) -> Int {
-        (configured ?? (interactive ? 60_000 : 10_000)).clamped(to: Limits.partnerTimeoutMillis)
+        (configured ?? Defaults.partnerTimeoutMillis(interactive: interactive)).clamped(to: Limits.partnerTimeoutMillis)
     }
 
     /// The advanced code of a fallback for `mvpd` (nil: continue silently). N004 when single

@@ -6,7 +6,7 @@
 /// logout and when the requestor id changes.
 struct PreauthorizationCache: Sendable {
     /// How long a decision is used (cache on, LOCAL_CACHE not disabled): 5 minutes.
-    static let lifetimeMillis: UInt64 = 300_000
+    static let lifetimeMillis = UInt64(Defaults.preauthorizationCacheMillis)
 
     struct Key: Hashable, Sendable {
         var mvpd: String

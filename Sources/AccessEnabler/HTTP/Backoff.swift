@@ -65,11 +65,3 @@ package enum Backoff {
             .map { Int64(min($0, UInt64(maxRetryAfterMillis / 1_000))) * 1_000 }
     }
 }
-
-extension RequestExecutor {
-    /// Transitional, until the engine's item-level retries (Engine+Authorization,
-    /// Engine+Preauthorization) take their whole delay from `Backoff.itemRetry(attempt:)`: the
-    /// policy's jitter, in nanoseconds. Remove with its last use.
-    @available(*, deprecated, message: "use Backoff.itemRetry(attempt:), in milliseconds")
-    static func jitter() -> UInt64 { UInt64(Backoff.jitter()) * 1_000_000 }
-}

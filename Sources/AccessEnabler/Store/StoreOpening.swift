@@ -1,22 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 
-/// What `ae_config.store_check` asks at create (the iOS SDK's `IntegrityCheckType`, plus a quick
-/// check as the default). The values are the header's AE_STORE_CHECK_*.
-public enum IntegrityCheck: Int32, Sendable {
-    /// `PRAGMA quick_check` (default): finds a truncated or overwritten file in well under a
-    /// millisecond on a store of this size.
-    case quick = 0
-    /// iOS `INTEGRITY_CHECK_NONE`: no check beyond opening (a file SQLite cannot read at all is
-    /// still moved aside: it could not be used).
-    case none = 1
-    /// iOS `INTEGRITY_CHECK_ALL`: the full `PRAGMA integrity_check`; on failure the store is
-    /// moved aside and a new one started (the viewer is logged out).
-    case all = 2
-    /// iOS `INTEGRITY_CHECK_CLEAR`: the app's records are cleared at every create.
-    case clear = 3
-}
-
 /// How the store was found at create; the values are the header's AE_STORE_*.
 public enum StoreOpenStatus: Int32, Sendable {
     case opened = 0, created = 1, inMemory = 2, recovered = 3, cleared = 4, upgraded = 5

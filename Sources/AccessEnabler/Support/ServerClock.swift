@@ -87,7 +87,7 @@ package final class ServerClock: WallClock, Sendable {
     }
 
     /// This boot's id (random per boot, from the kernel); "" when unavailable.
-    package static let bootID: String = DeviceDefaults.readFirstLine("/proc/sys/kernel/random/boot_id") ?? ""
+    package static let bootID: String = SystemFile.firstLine("/proc/sys/kernel/random/boot_id") ?? ""
 }
 
 /// HTTP dates (RFC 9110 §5.6.7). Only IMF-fixdate, which every server of Adobe's and ours sends;

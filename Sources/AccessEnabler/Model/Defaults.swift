@@ -88,7 +88,7 @@ enum DeviceDefaults {
     /// prefix (machine-id(5) asks applications not to expose the raw id); random if there is none.
     static func derivedDeviceID() -> String {
         for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
-            if let id = readFirstLine(path), !id.isEmpty { return Digest.sha256Hex(Defaults.deviceIDPrefix + id) }
+            if let id = SystemFile.firstLine(path), !id.isEmpty { return Digest.sha256Hex(Defaults.deviceIDPrefix + id) }
         }
         return Digest.hex(Digest.randomBytes(32))
     }
@@ -103,27 +103,17 @@ enum DeviceDefaults {
         }
         let release = field(&names.release)
         let machine = field(&names.machine)
-        let model = readFirstLine("/sys/devices/virtual/dmi/id/product_name")
-            ?? readFirstLine("/proc/device-tree/model") ?? "Linux \(machine)"
+        let model = SystemFile.firstLine("/sys/devices/virtual/dmi/id/product_name")
+            ?? SystemFile.firstLine("/proc/device-tree/model") ?? "Linux \(machine)"
         var info: [String: JSONValue] = [
             "primaryHardwareType": .string(Defaults.primaryHardwareType), "model": .string(model), "version": .string(machine),
             "osName": .string(Defaults.osName), "osFamily": .string(Defaults.osName), "osVersion": .string(release),
             "connectionType": .string(Defaults.connectionType),
         ]
-        if let vendor = readFirstLine("/sys/devices/virtual/dmi/id/sys_vendor") {
+        if let vendor = SystemFile.firstLine("/sys/devices/virtual/dmi/id/sys_vendor") {
             info["manufacturer"] = .string(vendor)
             info["vendor"] = .string(vendor)
         }
         return info
-    }
-
-    static func readFirstLine(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let trimmed = line.filter { $0 != "\n" && $0 != "\r" && $0 != "\0" }
-        return trimmed.isEmpty ? nil : trimmed
     }
 }
