@@ -28,7 +28,8 @@ expect_output() {
 }
 
 step "Swift tests (swift test)"
-swift build --build-tests
+# Warnings fail the test build (the release build below keeps the default).
+swift build --build-tests -Xswiftc -warnings-as-errors
 # Bounded (about 10 s normally): a hung test process fails the run instead of stalling CI.
 timeout --kill-after=30 1200 swift test --skip-build
 
