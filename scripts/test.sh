@@ -92,6 +92,6 @@ step "conformance of every request the SDK sent: OpenAPI files (V2, DCR), the V1
 python3 Tests/emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
 
 step "emulator tests (its answers against the OpenAPI files)"
-AE_EMULATOR_LOG_DIR= python3 -m pytest -q Tests/emulator
+AE_EMULATOR_LOG_DIR='' python3 -m pytest -q Tests/emulator
 
 step "all tests passed"
