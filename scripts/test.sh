@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every test: Swift (flows, decoders, store, the callback and async APIs over HTTP against the
-# emulator), the C header/export and smoke checks, the Python package (pip-installed) and its
-# ctypes suite on the release .so against the emulator, the three example players (Swift, Python,
-# and C built against the installed CMake package), the CMake package itself, the emulator's own
-# suite, and the OpenAPI check of every request the SDK sent to an emulator during the run.
+# Runs every test: the Swift formatting check, Swift (flows, decoders, store, the callback and
+# async APIs over HTTP against the emulator), the C header/export and smoke checks, the Python
+# package (pip-installed) and its ctypes suite on the release .so against the emulator, the three
+# example players (Swift, Python, and C built against the installed CMake package), the CMake
+# package itself, the emulator's own suite, and the OpenAPI check of every request the SDK sent to
+# an emulator during the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -26,6 +27,13 @@ expect_output() {
     done
     echo "$label: ok"
 }
+
+# Style first: cheap, and a finding fails the run before the builds. The check runs once the tree
+# is formatted, which the presence of .swift-format marks (CONTRIBUTING.md, "Formatting").
+if [[ -f .swift-format ]]; then
+    step "Swift formatting (scripts/format.sh --check)"
+    bash scripts/format.sh --check
+fi
 
 step "Swift tests (swift test)"
 # Warnings fail the test build (the release build below keeps the default).
