@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every test: Swift (flows, decoders, store, the callback and async APIs over HTTP against the
-# emulator), the C header/export and smoke checks, the Python package (pip-installed) and its
-# ctypes suite on the release .so against the emulator, the three example players (Swift, Python,
-# and C built against the installed CMake package), the CMake package itself, the emulator's own
-# suite, and the OpenAPI check of every request the SDK sent to an emulator during the run.
+# Runs every test: the Swift formatting check, Swift (flows, decoders, store, the callback and
+# async APIs over HTTP against the emulator), the C header/export and smoke checks, the Python
+# package (pip-installed) and its ctypes suite on the release .so against the emulator, the three
+# example players (Swift, Python, and C built against the installed CMake package), the CMake
+# package itself, the emulator's own suite, and the OpenAPI check of every request the SDK sent to
+# an emulator during the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -27,8 +28,16 @@ expect_output() {
     echo "$label: ok"
 }
 
+# Style first: cheap, and a finding fails the run before the builds. The check runs once the tree
+# is formatted, which the presence of .swift-format marks (CONTRIBUTING.md, "Formatting").
+if [[ -f .swift-format ]]; then
+    step "Swift formatting (scripts/format.sh --check)"
+    bash scripts/format.sh --check
+fi
+
 step "Swift tests (swift test)"
-swift build --build-tests
+# Warnings fail the test build (the release build below keeps the default).
+swift build --build-tests -Xswiftc -warnings-as-errors
 # Bounded (about 10 s normally): a hung test process fails the run instead of stalling CI.
 timeout --kill-after=30 1200 swift test --skip-build
 
@@ -91,6 +100,6 @@ step "conformance of every request the SDK sent: OpenAPI files (V2, DCR), the V1
 python3 Tests/emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
 
 step "emulator tests (its answers against the OpenAPI files)"
-AE_EMULATOR_LOG_DIR= python3 -m pytest -q Tests/emulator
+AE_EMULATOR_LOG_DIR='' python3 -m pytest -q Tests/emulator
 
 step "all tests passed"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-public import AccessEnabler
+import AccessEnabler
 import Foundation
 
 /// A wall clock the test moves: `sleep` returns when `advance` reaches its deadline (or the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-public import AccessEnabler
+package import AccessEnabler
 import Foundation
 
 
