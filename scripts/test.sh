@@ -28,12 +28,10 @@ expect_output() {
     echo "$label: ok"
 }
 
-# Style first: cheap, and a finding fails the run before the builds. The check runs once the tree
-# is formatted, which the presence of .swift-format marks (CONTRIBUTING.md, "Formatting").
-if [[ -f .swift-format ]]; then
-    step "Swift formatting (scripts/format.sh --check)"
-    bash scripts/format.sh --check
-fi
+# Style first: cheap, and a finding fails the run before the builds.
+step "Swift formatting (scripts/format.sh --check) and layers (scripts/check-layers.py)"
+bash scripts/format.sh --check
+python3 scripts/check-layers.py
 
 step "Swift tests (swift test)"
 # Warnings fail the test build (the release build below keeps the default).
