@@ -46,7 +46,11 @@ def build(configuration):
 def run_writer(tool, path, rng):
     """Starts the writer, kills it at a random point; returns the last generation it reported
     per record ({"profiles": g, "token": g, "r3": g, ...})."""
-    writer = subprocess.Popen([tool, "write", path, KEY.hex()], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Unbuffered: readline() below must take "ready" only. A buffered reader may read the lines
+    # after it too, and communicate() (reading the pipes' descriptors directly) never sees them:
+    # the generations they report were lost, and the check then refused what the writer did write.
+    writer = subprocess.Popen([tool, "write", path, KEY.hex()], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              bufsize=0)
     if rng.random() < 0.1:
         time.sleep(rng.uniform(0, 0.01))  # while it opens, recovers the WAL, migrates
     else:
