@@ -157,8 +157,9 @@ do {
 }
 enabler.delegate = events
 enabler.statusDelegate = events
-print("AccessEnabler for Linux \(Version.string) — requestor \(options.requestor) at \(options.baseURL), "
-    + "REST API \(options.api == .v1 ? "V1" : "V2")")
+print(
+    "AccessEnabler for Linux \(Version.string) — requestor \(options.requestor) at \(options.baseURL), "
+        + "REST API \(options.api == .v1 ? "V1" : "V2")")
 
 func next() async -> Events.Event {
     let event = await events.next()
@@ -215,8 +216,9 @@ do {
             case .status(let status) where status.errorID == "REGCODE":
                 let code = status.extras["code"]?.stringValue ?? "?"
                 let url = status.extras["url"]?.stringValue ?? "?"
-                print("\n  On your phone or computer, open\n    \(url)\n  (activation code \(code), valid until "
-                    + "\(describe(status.extras["notAfter"])))\n")
+                print(
+                    "\n  On your phone or computer, open\n    \(url)\n  (activation code \(code), valid until "
+                        + "\(describe(status.extras["notAfter"])))\n")
                 print(options.unattended ? "waiting for the simulated viewer to log in…" : "waiting for you to log in…")
             case .authenticationStatus(let status, let code):
                 guard status == 1 else {

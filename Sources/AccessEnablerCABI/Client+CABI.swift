@@ -24,17 +24,19 @@ private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(Acces
 }
 
 @c @implementation
-public func ae_client_create(_ config: UnsafePointer<ae_config>?, _ delegate: UnsafePointer<ae_delegate>?,
-                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32
-{
+public func ae_client_create(
+    _ config: UnsafePointer<ae_config>?, _ delegate: UnsafePointer<ae_delegate>?,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     out?.pointee = nil
     return status { () throws(AccessEnablerError) in
         guard let out else { throw .invalidArgument("out is NULL") }
         guard let config else { throw .invalidArgument("config is NULL") }
         guard let delegate else { throw .invalidArgument("delegate is NULL") }
         guard delegate.pointee.version == UInt32(AE_DELEGATE_VERSION) else {
-            throw .unsupportedVersion("ae_delegate version \(delegate.pointee.version) is not supported "
-                + "(this library knows \(AE_DELEGATE_VERSION))")
+            throw .unsupportedVersion(
+                "ae_delegate version \(delegate.pointee.version) is not supported "
+                    + "(this library knows \(AE_DELEGATE_VERSION))")
         }
         var settings = try ConfigReader.settings(try ConfigReader.copy(config))
         // The store key copied from the host: the store's sealer holds its own copy and the engine
@@ -69,12 +71,14 @@ public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePoint
 }
 
 @c @implementation
-public func ae_set_requestor(_ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
-                             _ service_providers_json: UnsafePointer<CChar>?) -> Int32
-{
+public func ae_set_requestor(
+    _ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
+    _ service_providers_json: UnsafePointer<CChar>?
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         let id = try CInput.string(requestor_id, "requestor_id")
-        let providers = service_providers_json == nil
+        let providers =
+            service_providers_json == nil
             ? nil : try CInput.stringArray(service_providers_json, "service_providers_json")
         try enabler.setRequestor(id, serviceProviders: providers)
     }
@@ -86,9 +90,10 @@ public func ae_check_authentication(_ client: OpaquePointer?) -> Int32 {
 }
 
 @c @implementation
-public func ae_get_authentication(_ client: OpaquePointer?, _ force_authn: Int32, _ data_json: UnsafePointer<CChar>?,
-                                  _ filter_json: UnsafePointer<CChar>?) -> Int32
-{
+public func ae_get_authentication(
+    _ client: OpaquePointer?, _ force_authn: Int32, _ data_json: UnsafePointer<CChar>?,
+    _ filter_json: UnsafePointer<CChar>?
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         let data = try CInput.optionalJSON(data_json, "data_json")
         let filter = try CInput.optionalJSON(filter_json, "filter_json")
@@ -109,29 +114,34 @@ public func ae_get_selected_provider(_ client: OpaquePointer?) -> Int32 {
 }
 
 @c @implementation
-public func ae_check_authorization(_ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
-                                   _ data_json: UnsafePointer<CChar>?) -> Int32
-{
+public func ae_check_authorization(
+    _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
+    _ data_json: UnsafePointer<CChar>?
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
-        try enabler.checkAuthorization(try CInput.string(resource, "resource"),
-                                       withData: try CInput.optionalJSON(data_json, "data_json"))
+        try enabler.checkAuthorization(
+            try CInput.string(resource, "resource"),
+            withData: try CInput.optionalJSON(data_json, "data_json"))
     }
 }
 
 @c @implementation
-public func ae_get_authorization(_ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
-                                 _ data_json: UnsafePointer<CChar>?) -> Int32
-{
+public func ae_get_authorization(
+    _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
+    _ data_json: UnsafePointer<CChar>?
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
-        try enabler.getAuthorization(try CInput.string(resource, "resource"),
-                                     withData: try CInput.optionalJSON(data_json, "data_json"))
+        try enabler.getAuthorization(
+            try CInput.string(resource, "resource"),
+            withData: try CInput.optionalJSON(data_json, "data_json"))
     }
 }
 
 @c @implementation
-public func ae_check_preauthorized_resources(_ client: OpaquePointer?, _ resources_json: UnsafePointer<CChar>?,
-                                             _ cache: Int32) -> Int32
-{
+public func ae_check_preauthorized_resources(
+    _ client: OpaquePointer?, _ resources_json: UnsafePointer<CChar>?,
+    _ cache: Int32
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         try enabler.checkPreauthorizedResources(try CInput.stringArray(resources_json, "resources_json"), cache: cache != 0)
     }
@@ -158,14 +168,16 @@ public func ae_handle_external_url(_ client: OpaquePointer?, _ url: UnsafePointe
 }
 
 @c @implementation
-public func ae_preauthorize(_ client: OpaquePointer?, _ request_json: UnsafePointer<CChar>?,
-                            _ callback: ae_preauthorize_fn?, _ user_data: UnsafeMutableRawPointer?) -> Int32
-{
+public func ae_preauthorize(
+    _ client: OpaquePointer?, _ request_json: UnsafePointer<CChar>?,
+    _ callback: ae_preauthorize_fn?, _ user_data: UnsafeMutableRawPointer?
+) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let callback else { throw .invalidArgument("callback is NULL") }
         guard let request = PreauthorizeRequest(json: try CInput.json(request_json, "request_json")) else {
-            throw .invalidArgument("request_json must be {\"resources\": [non-empty strings], \"disableFeatures\"?: "
-                + "[\"LOCAL_CACHE\" | \"REMOTE_CACHE\"]}")
+            throw .invalidArgument(
+                "request_json must be {\"resources\": [non-empty strings], \"disableFeatures\"?: "
+                    + "[\"LOCAL_CACHE\" | \"REMOTE_CACHE\"]}")
         }
         let userData = HostPointer(raw: user_data)
         try enabler.preauthorize(request) { response in

@@ -76,14 +76,18 @@ enum ConfigReader {
             throw .invalidArgument("login_mode \(config.login_mode) is unknown")
         }
         settings.loginMode = mode
-        settings.pollIntervalMillis = try positive(config.poll_interval_ms, "poll_interval_ms",
-                                                   default: Defaults.pollIntervalMillis)  // clamped by the engine
-        settings.preauthorizeLimit = try positive(config.preauthorize_limit, "preauthorize_limit",
-                                                  default: Defaults.preauthorizeLimit)
-        settings.connectTimeoutMillis = try positive(config.connect_timeout_ms, "connect_timeout_ms",
-                                                     default: Defaults.connectTimeoutMillis)
-        settings.requestTimeoutMillis = try positive(config.request_timeout_ms, "request_timeout_ms",
-                                                     default: Defaults.requestTimeoutMillis)
+        settings.pollIntervalMillis = try positive(
+            config.poll_interval_ms, "poll_interval_ms",
+            default: Defaults.pollIntervalMillis)  // clamped by the engine
+        settings.preauthorizeLimit = try positive(
+            config.preauthorize_limit, "preauthorize_limit",
+            default: Defaults.preauthorizeLimit)
+        settings.connectTimeoutMillis = try positive(
+            config.connect_timeout_ms, "connect_timeout_ms",
+            default: Defaults.connectTimeoutMillis)
+        settings.requestTimeoutMillis = try positive(
+            config.request_timeout_ms, "request_timeout_ms",
+            default: Defaults.requestTimeoutMillis)
         switch config.max_requests_per_second {
         case 0: settings.requestsPerSecond = Defaults.requestsPerSecond
         case -1: settings.requestsPerSecond = 0
@@ -100,8 +104,9 @@ enum ConfigReader {
         }
         settings.callbackMode = mode
         if let transport = config.transport {
-            settings.transport = try CTransport(transport.pointee, maxBodyBytes: Defaults.maxBodyBytes,
-                                                timeoutMillis: settings.requestTimeoutMillis)
+            settings.transport = try CTransport(
+                transport.pointee, maxBodyBytes: Defaults.maxBodyBytes,
+                timeoutMillis: settings.requestTimeoutMillis)
         }
         guard let check = IntegrityCheck(rawValue: config.store_check) else {
             throw .invalidArgument("store_check \(config.store_check) is unknown")

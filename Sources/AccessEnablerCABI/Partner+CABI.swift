@@ -47,8 +47,9 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
         case 1: size = MemoryLayout<ae_partner_framework>.offset(of: \ae_partner_framework.cancel_request)!
         case UInt32(AE_PARTNER_FRAMEWORK_VERSION): size = MemoryLayout<ae_partner_framework>.size
         default:
-            throw .unsupportedVersion("ae_partner_framework version \(version) is not supported "
-                + "(this library knows 1...\(AE_PARTNER_FRAMEWORK_VERSION))")
+            throw .unsupportedVersion(
+                "ae_partner_framework version \(version) is not supported "
+                    + "(this library knows 1...\(AE_PARTNER_FRAMEWORK_VERSION))")
         }
         var table = ae_partner_framework()
         withUnsafeMutableBytes(of: &table) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
@@ -148,9 +149,12 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
         guard case .metadata(let reply) = pending else {
             throw .invalidArgument("this reply does not answer that kind of partner request")
         }
-        try PartnerRequest.delivered(reply.succeed(PartnerMetadata(accountProviderIdentifier: provider,
-                                                                   authenticationExpirationDate: expiration,
-                                                                   samlAttributeQueryResponse: saml)))
+        try PartnerRequest.delivered(
+            reply.succeed(
+                PartnerMetadata(
+                    accountProviderIdentifier: provider,
+                    authenticationExpirationDate: expiration,
+                    samlAttributeQueryResponse: saml)))
     }
 }
 

@@ -50,8 +50,10 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         // The host owns the timing, but a reply that never comes must not hang the SDK.
-        let result = await AnswerOnce.wait(timeoutMillis: Int64(timeoutMillis) + Self.graceMillis,
-                                           timedOut: { .failure(.timedOut) }, cancelled: { .failure(.cancelled) }) { slot in
+        let result = await AnswerOnce.wait(
+            timeoutMillis: Int64(timeoutMillis) + Self.graceMillis,
+            timedOut: { .failure(.timedOut) }, cancelled: { .failure(.cancelled) }
+        ) { slot in
             guard let handle = Handles.httpRequests.insert(PendingExchange(transport: self, slot: slot)) else {
                 slot.answer(.failure(.failed("too many HTTP requests pending")))
                 return
@@ -75,8 +77,9 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
             body.withUnsafeBufferPointer { bytes in
                 request.method.withCString { method in
                     request.url.withCString { url in
-                        table.send?(method, url, headers.baseAddress, bytes.baseAddress, bytes.count, Int32(timeoutMillis),
-                                    OpaquePointer(bitPattern: number), table.user_data)
+                        table.send?(
+                            method, url, headers.baseAddress, bytes.baseAddress, bytes.count, Int32(timeoutMillis),
+                            OpaquePointer(bitPattern: number), table.user_data)
                     }
                 }
             }
@@ -106,9 +109,10 @@ public func ae_http_transport_init(_ transport: UnsafeMutablePointer<ae_http_tra
 }
 
 @c @implementation
-public func ae_http_reply(_ request: OpaquePointer?, _ status: Int32, _ headers: UnsafePointer<UnsafePointer<CChar>?>?,
-                          _ body: UnsafePointer<UInt8>?, _ body_length: Int) -> Int32
-{
+public func ae_http_reply(
+    _ request: OpaquePointer?, _ status: Int32, _ headers: UnsafePointer<UnsafePointer<CChar>?>?,
+    _ body: UnsafePointer<UInt8>?, _ body_length: Int
+) -> Int32 {
     AccessEnablerCABI.status { () throws(AccessEnablerError) in
         let exchange = try PendingExchange.of(request)
         guard (100...599).contains(status) else { throw .invalidArgument("status \(status) is not an HTTP status") }

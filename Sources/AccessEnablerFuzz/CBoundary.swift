@@ -139,13 +139,17 @@ enum CBoundaryFuzz {
 
     /// The status and, when it is not AE_OK, that the thread's error message is set.
     /// `finding`: an open finding a wrong status reproduces (the status is then not checked further).
-    static func expect(_ name: String, _ status: Int32, documented: Set<Int32>, predicted: Int32? = nil,
-                       finding: String? = nil) throws(FuzzFailure)
-    {
-        try check(documented.contains(status), "\(name) returned \(status) (\(String(cString: ae_status_string(status)))), "
-            + "which its documentation does not list")
+    static func expect(
+        _ name: String, _ status: Int32, documented: Set<Int32>, predicted: Int32? = nil,
+        finding: String? = nil
+    ) throws(FuzzFailure) {
+        try check(
+            documented.contains(status),
+            "\(name) returned \(status) (\(String(cString: ae_status_string(status)))), "
+                + "which its documentation does not list")
         if let predicted {
-            let message = "\(name) returned \(status) (\(String(cString: ae_status_string(status)))), "
+            let message =
+                "\(name) returned \(status) (\(String(cString: ae_status_string(status)))), "
                 + "expected \(predicted) (\(String(cString: ae_status_string(predicted))))"
             if let finding {
                 try check(status == predicted, finding: finding, message)
@@ -199,16 +203,25 @@ extension CBoundaryFuzz {
                 try expect("ae_set_options", status, documented: [ok, invalidArg, invalidHandle], predicted: valid ? ok : invalidArg)
             case 1:
                 let id = reader.string()
-                let providerChoices: [[UInt8]?] = [nil, b("[\"https://fuzz.invalid\"]"), b("[\"https://fuzz.invalid/\"]"),
-                                                   b("[\"http://example.com\"]"), b("[]"), b("[\"https://fuzz.invalid\",\"https://other.invalid\"]")]
+                let providerChoices: [[UInt8]?] = [
+                    nil, b("[\"https://fuzz.invalid\"]"), b("[\"https://fuzz.invalid/\"]"),
+                    b("[\"http://example.com\"]"), b("[]"), b("[\"https://fuzz.invalid\",\"https://other.invalid\"]"),
+                ]
                 let providers = providerChoices[Int(reader.byte()) % providerChoices.count]
                 let status = withCStrings([id, providers]) { ae_set_requestor(client, $0[0], $0[1]) }
                 let idValid = text(id).map { Settings.checkPathSegment($0) == nil } ?? false
-                let predicted: Int32 = !idValid ? invalidArg : providers == providerChoices[3] ? insecureURL
-                    : providers == providerChoices[4] ? invalidArg : ok
+                let predicted: Int32 =
+                    !idValid
+                    ? invalidArg
+                    : providers == providerChoices[3]
+                        ? insecureURL
+                        : providers == providerChoices[4] ? invalidArg : ok
                 try expect("ae_set_requestor", status, documented: [ok, invalidArg, insecureURL, invalidHandle], predicted: predicted)
-                if status == ok, case .requestorComplete(let value)? = try driver.await(.requestorComplete, plan: plan,
-                                                                                         call: "ae_set_requestor") {
+                if status == ok,
+                    case .requestorComplete(let value)? = try driver.await(
+                        .requestorComplete, plan: plan,
+                        call: "ae_set_requestor")
+                {
                     requestorReady = value == 1
                 }
             case 2:
@@ -221,9 +234,10 @@ extension CBoundaryFuzz {
                 let dataJSON = data.map { text($0).flatMap(JSONValue.parse) }
                 let filterJSON = filter.map { text($0).flatMap(JSONValue.parse) }
                 let dataOK = dataJSON.map { $0?.objectValue != nil } ?? true
-                let filterOK = filterJSON.map { json in
-                    json?.objectValue?.values.allSatisfy { $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true } == true
-                } ?? true
+                let filterOK =
+                    filterJSON.map { json in
+                        json?.objectValue?.values.allSatisfy { $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true } == true
+                    } ?? true
                 try outcome("ae_get_authentication", status, predicted: accepted(dataOK && filterOK), .authenticationStatus, plan)
             case 4:
                 let id = reader.string()
@@ -236,8 +250,9 @@ extension CBoundaryFuzz {
                     call == 5 ? ae_get_authorization(client, $0[0], nil) : ae_check_authorization(client, $0[0], nil)
                 }
                 let name = text(resource) ?? ""
-                try outcome(call == 5 ? "ae_get_authorization" : "ae_check_authorization", status,
-                            predicted: accepted(!name.isEmpty), .authorization(resource: name), plan)
+                try outcome(
+                    call == 5 ? "ae_get_authorization" : "ae_check_authorization", status,
+                    predicted: accepted(!name.isEmpty), .authorization(resource: name), plan)
             case 7:
                 let json = resourcesArgument(&reader)
                 let status = withCStrings([json]) { ae_check_preauthorized_resources(client, $0[0], 1) }
@@ -246,21 +261,27 @@ extension CBoundaryFuzz {
                 try outcome("ae_check_preauthorized_resources", status, predicted: accepted(valid), .preauthorized, plan)
             case 8:
                 let resources = resourcesArgument(&reader)
-                let features = [b(""), b(",\"disableFeatures\":[\"LOCAL_CACHE\"]"), b(",\"disableFeatures\":[\"LOCAL\"]"),
-                                b(",\"disableFeatures\":\"REMOTE_CACHE\"")][Int(reader.byte()) % 4]
+                let features = [
+                    b(""), b(",\"disableFeatures\":[\"LOCAL_CACHE\"]"), b(",\"disableFeatures\":[\"LOCAL\"]"),
+                    b(",\"disableFeatures\":\"REMOTE_CACHE\""),
+                ][Int(reader.byte()) % 4]
                 let json = b("{\"resources\":") + (resources ?? b("null")) + features + b("}")
                 let status = withCStrings([json]) { pointers in
-                    ae_preauthorize(client, pointers[0], { response, userData in
-                        let host = Unmanaged<Host>.fromOpaque(userData!).takeUnretainedValue()
-                        host.jsonCallback("preauthorize", response, shape: .object)
-                        host.log.append(.preauthorizeResponse)
-                    }, Unmanaged.passUnretained(host).toOpaque())
+                    ae_preauthorize(
+                        client, pointers[0],
+                        { response, userData in
+                            let host = Unmanaged<Host>.fromOpaque(userData!).takeUnretainedValue()
+                            host.jsonCallback("preauthorize", response, shape: .object)
+                            host.log.append(.preauthorizeResponse)
+                        }, Unmanaged.passUnretained(host).toOpaque())
                 }
                 let valid = text(json).flatMap(JSONValue.parse).flatMap(PreauthorizeRequest.init(json:)) != nil
                 try outcome("ae_preauthorize", status, predicted: accepted(valid), .preauthorizeResponse, plan)
             case 9:
-                let codes = ["0", "1", "2", "3", "\"0\"", "\"3\"", "-1", "4", "2147483647", "2147483648", "-2147483649",
-                             "9223372036854775807", "1e300", "1.5", "3.0", "\"1e0\"", "null", "true", "\"03\"", "-0"]
+                let codes = [
+                    "0", "1", "2", "3", "\"0\"", "\"3\"", "-1", "4", "2147483647", "2147483648", "-2147483649",
+                    "9223372036854775807", "1e300", "1.5", "3.0", "\"1e0\"", "null", "true", "\"03\"", "-0",
+                ]
                 let opCode = codes[Int(reader.byte()) % codes.count]
                 let resource = reader.string()
                 let name = reader.string()
@@ -279,8 +300,9 @@ extension CBoundaryFuzz {
                 // driver; after a browser logout it has none.
                 let url = reader.string()
                 let status = withCStrings([url]) { ae_handle_external_url(client, $0[0]) }
-                try expect("ae_handle_external_url", status, documented: Self.withArgument,
-                           predicted: accepted(text(url).map { !$0.isEmpty } ?? false))
+                try expect(
+                    "ae_handle_external_url", status, documented: Self.withArgument,
+                    predicted: accepted(text(url).map { !$0.isEmpty } ?? false))
             case 12:
                 try simple("ae_get_selected_provider", ae_get_selected_provider(client), .selected, plan)
             case 13:
@@ -305,9 +327,10 @@ extension CBoundaryFuzz {
             try outcome(call ?? name, status, predicted: requestorReady ? ok : noRequestor, expected, plan, label: name)
         }
 
-        func outcome(_ name: String, _ status: Int32, predicted: Int32, _ expected: ExpectedOutcome, _ plan: LoginPlan,
-                     label: String? = nil) throws(FuzzFailure)
-        {
+        func outcome(
+            _ name: String, _ status: Int32, predicted: Int32, _ expected: ExpectedOutcome, _ plan: LoginPlan,
+            label: String? = nil
+        ) throws(FuzzFailure) {
             try expect(label ?? name, status, documented: Self.withArgument, predicted: predicted)
             if status == ok { try driver.await(expected, plan: plan, call: name) }
         }
@@ -349,9 +372,13 @@ extension CBoundaryFuzz {
         let quirks: [UInt8]
         let partnerQuirks: [UInt8]
         let now: Int64
-        private let state = Locked<(requests: [Pending], partner: [(OpaquePointer, metadata: Bool)], problems: [String],
-                                    answered: [OpaquePointer], calls: [Int: Int], polls: Int, mvpd: String, trace: [String],
-                                    codeIssued: Bool)>(([], [], [], [], [:], 0, "Cablevision", [], false))
+        private let state = Locked<
+            (
+                requests: [Pending], partner: [(OpaquePointer, metadata: Bool)], problems: [String],
+                answered: [OpaquePointer], calls: [Int: Int], polls: Int, mvpd: String, trace: [String],
+                codeIssued: Bool
+            )
+        >(([], [], [], [], [:], 0, "Cablevision", [], false))
 
         init(flags: UInt8, quirks: [UInt8], partnerQuirks: [UInt8], now: Int64) {
             self.flags = flags
@@ -380,14 +407,15 @@ extension CBoundaryFuzz {
             }
             guard turn <= 64 else { return }  // a sink that logs on every line would otherwise never end
             var storeStatus: Int32 = 0
-            let (name, status, allowed): (String, Int32, Set<Int32>) = switch turn % 6 {
-            case 0: ("ae_set_options(visitorID)", ae_set_options(client, "{\"visitorID\":\"re-entrant\"}"), [ok, invalidHandle])
-            case 1: ("ae_set_options(ignored key)", ae_set_options(client, "{\"ignored_key_that_logs\":1}"), [ok, invalidHandle])
-            case 2: ("ae_client_store_status", ae_client_store_status(client, &storeStatus), [ok, invalidHandle])
-            case 3: ("ae_set_requestor(\"..\")", ae_set_requestor(client, "..", nil), [invalidArg, invalidHandle])
-            case 4: ("ae_get_metadata(\"0\")", ae_get_metadata(client, "{\"opCode\":\"0\"}"), [invalidArg, invalidHandle])
-            default: ("ae_set_options(CR LF)", ae_set_options(client, "{\"visitorID\":\"a\\r\\nX: 1\"}"), [invalidArg, invalidHandle])
-            }
+            let (name, status, allowed): (String, Int32, Set<Int32>) =
+                switch turn % 6 {
+                case 0: ("ae_set_options(visitorID)", ae_set_options(client, "{\"visitorID\":\"re-entrant\"}"), [ok, invalidHandle])
+                case 1: ("ae_set_options(ignored key)", ae_set_options(client, "{\"ignored_key_that_logs\":1}"), [ok, invalidHandle])
+                case 2: ("ae_client_store_status", ae_client_store_status(client, &storeStatus), [ok, invalidHandle])
+                case 3: ("ae_set_requestor(\"..\")", ae_set_requestor(client, "..", nil), [invalidArg, invalidHandle])
+                case 4: ("ae_get_metadata(\"0\")", ae_get_metadata(client, "{\"opCode\":\"0\"}"), [invalidArg, invalidHandle])
+                default: ("ae_set_options(CR LF)", ae_set_options(client, "{\"visitorID\":\"a\\r\\nX: 1\"}"), [invalidArg, invalidHandle])
+                }
             if status != ok { _ = ae_last_error_message().map { ae_string_free($0) } }
             if !allowed.contains(status) { problem("\(name) from inside \(place) returned \(status)") }
         }
@@ -474,14 +502,19 @@ extension CBoundaryFuzz {
                 field == nil || text(field).map { (empty || !$0.isEmpty) && !$0.containsControlCharacter } == true
             }
             let partnerValid = strings[4] == nil || text(strings[4]).map { Settings.checkPathSegment($0) == nil } == true
-            let predictedValid = valid(strings[0], empty: false) && valid(strings[1], empty: false) && valid(strings[2], empty: true)
+            let predictedValid =
+                valid(strings[0], empty: false) && valid(strings[1], empty: false) && valid(strings[2], empty: true)
                 && valid(strings[3], empty: true) && (flags & 2 == 0 || partnerValid)
                 && (strings[5].map { String(validating: $0, as: UTF8.self) != nil } ?? true)
-            try CBoundaryFuzz.expect("ae_client_create", status,
-                                     documented: [ok, invalidArg, Int32(AE_E_UNSUPPORTED_VERSION), insecureURL,
-                                                  Int32(AE_E_STORAGE), Int32(AE_E_STORE_KEY)],
-                                     predicted: predictedValid ? ok : invalidArg)
-            try AccessEnablerFuzz.check((status == ok) == (client != nil), "ae_client_create: status \(status) with client \(String(describing: client))")
+            try CBoundaryFuzz.expect(
+                "ae_client_create", status,
+                documented: [
+                    ok, invalidArg, Int32(AE_E_UNSUPPORTED_VERSION), insecureURL,
+                    Int32(AE_E_STORAGE), Int32(AE_E_STORE_KEY),
+                ],
+                predicted: predictedValid ? ok : invalidArg)
+            try AccessEnablerFuzz.check(
+                (status == ok) == (client != nil), "ae_client_create: status \(status) with client \(String(describing: client))")
             return client
         }
 
@@ -504,12 +537,13 @@ extension CBoundaryFuzz {
                 problem("\(name): not JSON: \(text.prefix(200).debugDescription)")
                 return nil
             }
-            let fits = switch shape {
-            case .object: json.objectValue != nil
-            case .array: json.arrayValue != nil
-            case .stringArray: json.arrayValue?.allSatisfy { $0.stringValue != nil } == true
-            case .any: true
-            }
+            let fits =
+                switch shape {
+                case .object: json.objectValue != nil
+                case .array: json.arrayValue != nil
+                case .stringArray: json.arrayValue?.allSatisfy { $0.stringValue != nil } == true
+                case .any: true
+                }
             if !fits { problem("\(name): not the documented JSON shape: \(text.prefix(200).debugDescription)") }
             return json
         }
@@ -540,8 +574,10 @@ extension CBoundaryFuzz {
             delegate.token_request_failed = { resource, code, description, user in
                 let host = Host.from(user)
                 _ = host.string("token_request_failed description", description)
-                host.log.append(.tokenFailed(resource: host.string("token_request_failed", resource),
-                                             code: host.string("token_request_failed code", code)))
+                host.log.append(
+                    .tokenFailed(
+                        resource: host.string("token_request_failed", resource),
+                        code: host.string("token_request_failed code", code)))
             }
             delegate.selected_provider = { json, user in
                 let host = Host.from(user)
@@ -597,10 +633,11 @@ extension CBoundaryFuzz {
         // MARK: HTTP transport
 
         /// `send`: on an SDK thread; the request is checked and queued for the harness's thread.
-        func received(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
-                      _ headers: UnsafePointer<UnsafePointer<CChar>?>?, _ body: UnsafePointer<UInt8>?, _ length: Int,
-                      _ timeout: Int32, _ request: OpaquePointer?)
-        {
+        func received(
+            _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
+            _ headers: UnsafePointer<UnsafePointer<CChar>?>?, _ body: UnsafePointer<UInt8>?, _ length: Int,
+            _ timeout: Int32, _ request: OpaquePointer?
+        ) {
             var problems: [String] = []
             let methodText = method.flatMap { String(validatingCString: $0) } ?? ""
             let urlText = url.flatMap { String(validatingCString: $0) } ?? ""
@@ -628,7 +665,7 @@ extension CBoundaryFuzz {
             let bodyBytes = body.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
             let path = String(urlText.dropFirst(CBoundaryFuzz.base.count).prefix { $0 != "?" && $0 != "#" })
             if let endpoint = FlowEndpoint.route(method: methodText, path: path),
-               let named = RequestFields.mvpd(endpoint, path: path, url: urlText, body: bodyBytes)
+                let named = RequestFields.mvpd(endpoint, path: path, url: urlText, body: bodyBytes)
             {
                 state.withLock { $0.mvpd = named }
             }
@@ -680,8 +717,9 @@ extension CBoundaryFuzz {
                 state.calls[endpoint.rawValue] = call + 1
                 if endpoint.isPoll { state.polls += 1 }
                 if endpoint == .v1RegistrationCode { state.codeIssued = true }
-                return AnswerContext(now: now, endpoint: endpoint, call: call, pollsSinceCode: call > 0 || state.codeIssued ? 0 : nil,
-                                     mvpd: state.mvpd, resources: RequestFields.resources(endpoint, url: pending.url, body: body))
+                return AnswerContext(
+                    now: now, endpoint: endpoint, call: call, pollsSinceCode: call > 0 || state.codeIssued ? 0 : nil,
+                    mvpd: state.mvpd, resources: RequestFields.resources(endpoint, url: pending.url, body: body))
             }
             // Documented successes; no profile at the first sync (so that logins happen), the
             // input's id variant in MVPD ids and codes.
@@ -743,7 +781,9 @@ extension CBoundaryFuzz {
                     for (index, byte) in response.body.enumerated() { copy[index] = byte }
                     let status = withCStrings(lines.map { b($0) }) { pointers in
                         var array = pointers + [nil]
-                        return array.withUnsafeMutableBufferPointer { ae_http_reply(handle, Int32(response.status), $0.baseAddress, copy, size) }
+                        return array.withUnsafeMutableBufferPointer {
+                            ae_http_reply(handle, Int32(response.status), $0.baseAddress, copy, size)
+                        }
                     }
                     try CBoundaryFuzz.expect("ae_http_reply(4 MiB)", status, documented: [ok], predicted: ok)
                     state.withLock { $0.answered.append(handle) }
@@ -757,18 +797,21 @@ extension CBoundaryFuzz {
                 try replyStatus(handle, Int32(response.status), lines, response.body, predicted: invalidHandle)
             case 7:
                 // Header lines with numbers at their limits and control characters inside values.
-                let extra = ["Retry-After: " + FuzzHeaders.retryAfter[parameter % FuzzHeaders.retryAfter.count],
-                             "Date: " + FuzzHeaders.date[parameter % FuzzHeaders.date.count],
-                             "X-Trace: a\rb\u{85}c", "Content-Length: 18446744073709551616", "X-Empty:"]
+                let extra = [
+                    "Retry-After: " + FuzzHeaders.retryAfter[parameter % FuzzHeaders.retryAfter.count],
+                    "Date: " + FuzzHeaders.date[parameter % FuzzHeaders.date.count],
+                    "X-Trace: a\rb\u{85}c", "Content-Length: 18446744073709551616", "X-Empty:",
+                ]
                 try replyStatus(handle, Int32(response.status), lines + extra, response.body)
             default:
                 try replyStatus(handle, Int32(response.status), lines, response.body)
             }
         }
 
-        func replyStatus(_ handle: OpaquePointer, _ status: Int32, _ lines: [String], _ body: [UInt8],
-                         predicted: Int32 = ok) throws(FuzzFailure)
-        {
+        func replyStatus(
+            _ handle: OpaquePointer, _ status: Int32, _ lines: [String], _ body: [UInt8],
+            predicted: Int32 = ok
+        ) throws(FuzzFailure) {
             let result = withCStrings(lines.map { b($0) }) { pointers in
                 var array = pointers + [nil]
                 return array.withUnsafeMutableBufferPointer { headers in
@@ -782,11 +825,12 @@ extension CBoundaryFuzz {
         }
 
         func replyError(_ handle: OpaquePointer, _ failure: TransportError) throws(FuzzFailure) {
-            let code: Int32 = switch failure {
-            case .timedOut: Int32(AE_HTTP_E_TIMEOUT)
-            case .tls: Int32(AE_HTTP_E_TLS)
-            default: Int32(AE_HTTP_E_FAILED)
-            }
+            let code: Int32 =
+                switch failure {
+                case .timedOut: Int32(AE_HTTP_E_TIMEOUT)
+                case .tls: Int32(AE_HTTP_E_TLS)
+                default: Int32(AE_HTTP_E_FAILED)
+                }
             let status = ae_http_reply_error(handle, code, "fuzz")
             try CBoundaryFuzz.expect("ae_http_reply_error", status, documented: [ok], predicted: ok)
             state.withLock { $0.answered.append(handle) }
@@ -815,8 +859,9 @@ extension CBoundaryFuzz {
                 var array = pointers + [nil]
                 return array.withUnsafeMutableBufferPointer { ae_http_reply(handle, status, $0.baseAddress, body, length) }
             }
-            try CBoundaryFuzz.expect("ae_http_reply(invalid \(parameter % 8): status \(status), \(lines.count) lines, length \(length))",
-                                     result, documented: [ok, invalidArg, invalidHandle], predicted: invalidArg)
+            try CBoundaryFuzz.expect(
+                "ae_http_reply(invalid \(parameter % 8): status \(status), \(lines.count) lines, length \(length))",
+                result, documented: [ok, invalidArg, invalidHandle], predicted: invalidArg)
         }
 
         /// ae_http_reply_error with codes and messages at their limits.
@@ -828,8 +873,9 @@ extension CBoundaryFuzz {
             let valid = (2...4).contains(code)
             let status = withCStrings([message]) { ae_http_reply_error(handle, code, $0[0]) }
             let messageValid = message == nil || text(message) != nil
-            try CBoundaryFuzz.expect("ae_http_reply_error(\(code))", status, documented: [ok, invalidArg],
-                                     predicted: valid && messageValid ? ok : invalidArg)
+            try CBoundaryFuzz.expect(
+                "ae_http_reply_error(\(code))", status, documented: [ok, invalidArg],
+                predicted: valid && messageValid ? ok : invalidArg)
             if status == ok {
                 state.withLock { $0.answered.append(handle) }
             } else {
@@ -842,39 +888,47 @@ extension CBoundaryFuzz {
         func partnerReply(_ request: OpaquePointer, metadata: Bool) throws(FuzzFailure) {
             let documented: Set<Int32> = [ok, invalidArg, invalidHandle]
             if !metadata {
-                let pairs: [(Int32, Int32)] = [(3, 1), (3, -1), (3, 0), (0, -1), (1, 1), (2, 0), (4, 1), (-1, 1), (Int32.min, 0),
-                                               (Int32.max, 1), (3, 2), (3, -2), (3, Int32.min), (3, Int32.max)]
+                let pairs: [(Int32, Int32)] = [
+                    (3, 1), (3, -1), (3, 0), (0, -1), (1, 1), (2, 0), (4, 1), (-1, 1), (Int32.min, 0),
+                    (Int32.max, 1), (3, 2), (3, -2), (3, Int32.min), (3, Int32.max),
+                ]
                 let (access, signedIn) = pairs[Int(partnerQuirks[0]) % pairs.count]
                 let valid = (0...3).contains(access) && (-1...1).contains(signedIn)
                 if partnerQuirks[1] & 1 != 0 {
                     let codes: [Int32] = [1, 2, 3, 4, 5, 6, 7, 8, 0, -1, Int32.max]
                     let code = codes[Int(partnerQuirks[1] >> 1) % codes.count]
                     let status = ae_partner_reply_error(request, code, "detail\r\nX: y")
-                    try CBoundaryFuzz.expect("ae_partner_reply_error(\(code))", status, documented: documented,
-                                             predicted: (1...7).contains(code) ? ok : invalidArg)
+                    try CBoundaryFuzz.expect(
+                        "ae_partner_reply_error(\(code))", status, documented: documented,
+                        predicted: (1...7).contains(code) ? ok : invalidArg)
                     if status == ok { return }
                 }
                 let status = ae_partner_reply_access_status(request, access, signedIn)
-                try CBoundaryFuzz.expect("ae_partner_reply_access_status(\(access), \(signedIn))", status, documented: documented,
-                                         predicted: valid ? ok : invalidArg)
+                try CBoundaryFuzz.expect(
+                    "ae_partner_reply_access_status(\(access), \(signedIn))", status, documented: documented,
+                    predicted: valid ? ok : invalidArg)
                 if status != ok {
-                    try CBoundaryFuzz.expect("ae_partner_reply_access_status(3, 1)", ae_partner_reply_access_status(request, 3, 1),
-                                             documented: documented, predicted: ok)
+                    try CBoundaryFuzz.expect(
+                        "ae_partner_reply_access_status(3, 1)", ae_partner_reply_access_status(request, 3, 1),
+                        documented: documented, predicted: ok)
                 }
                 return
             }
             let providers = ["\"Dish\"", "\"Other\"", "null", "\"\"", "7", "\"Dish\\r\\nX: y\"", "[\"Dish\"]"]
             let saml = ["\"<samlp:Response>\\n\\t<a/>\\n</samlp:Response>\"", "null", "\"\"", "false"]
             let expiration = FuzzNumbers.json(partnerQuirks[3], nominal: now + 86_400_000, now: now).text
-            let json = "{\"accountProviderIdentifier\":\(providers[Int(partnerQuirks[2]) % providers.count]),"
+            let json =
+                "{\"accountProviderIdentifier\":\(providers[Int(partnerQuirks[2]) % providers.count]),"
                 + "\"authenticationExpirationDate\":\(expiration),"
                 + "\"samlAttributeQueryResponse\":\(saml[Int(partnerQuirks[2] >> 3) % saml.count])}"
             let status = ae_partner_reply_metadata(request, json)
-            try CBoundaryFuzz.expect("ae_partner_reply_metadata(\(json.prefix(160)))", status, documented: documented,
-                                     predicted: HostJSONFuzz.partnerMetadataAccepted(JSONValue.parse(json)) ? ok : invalidArg)
+            try CBoundaryFuzz.expect(
+                "ae_partner_reply_metadata(\(json.prefix(160)))", status, documented: documented,
+                predicted: HostJSONFuzz.partnerMetadataAccepted(JSONValue.parse(json)) ? ok : invalidArg)
             if status != ok {
-                try CBoundaryFuzz.expect("ae_partner_reply_error(7)", ae_partner_reply_error(request, 7, nil), documented: documented,
-                                         predicted: ok)
+                try CBoundaryFuzz.expect(
+                    "ae_partner_reply_error(7)", ae_partner_reply_error(request, 7, nil), documented: documented,
+                    predicted: ok)
             }
         }
 
@@ -892,48 +946,62 @@ extension CBoundaryFuzz {
         func bogusReplies(_ selector: UInt8, _ message: [UInt8]?) throws(FuzzFailure) {
             // A handle's low 4 bits name its table (HandleTable: 1 client, 2 partner, 3 HTTP request): these
             // never were one (kind 8; kind 15 with a slot and generation never issued).
-            let fakes: [OpaquePointer?] = [nil, OpaquePointer(bitPattern: 0x20_0008), OpaquePointer(bitPattern: 0x10_0008),
-                                           OpaquePointer(bitPattern: 0x1008), OpaquePointer(bitPattern: UInt.max)]
+            let fakes: [OpaquePointer?] = [
+                nil, OpaquePointer(bitPattern: 0x20_0008), OpaquePointer(bitPattern: 0x10_0008),
+                OpaquePointer(bitPattern: 0x1008), OpaquePointer(bitPattern: UInt.max),
+            ]
             let fake = fakes[Int(selector) % fakes.count]
             let badStatus: Int32 = selector & 8 != 0 ? 0 : 200
             let badInt: Int32 = selector & 8 != 0 ? 99 : 3
             try withCStrings([message, b("{}")]) { (pointers: [UnsafePointer<CChar>?]) throws(FuzzFailure) in
-                try CBoundaryFuzz.expect("ae_http_reply(fake handle)", ae_http_reply(fake, badStatus, nil, nil, 0),
-                                         documented: [invalidHandle, invalidArg], predicted: invalidHandle)
-                try CBoundaryFuzz.expect("ae_http_reply_error(fake handle)", ae_http_reply_error(fake, selector & 8 != 0 ? 0 : 2, pointers[0]),
-                                         documented: [invalidHandle, invalidArg], predicted: invalidHandle)
+                try CBoundaryFuzz.expect(
+                    "ae_http_reply(fake handle)", ae_http_reply(fake, badStatus, nil, nil, 0),
+                    documented: [invalidHandle, invalidArg], predicted: invalidHandle)
+                try CBoundaryFuzz.expect(
+                    "ae_http_reply_error(fake handle)", ae_http_reply_error(fake, selector & 8 != 0 ? 0 : 2, pointers[0]),
+                    documented: [invalidHandle, invalidArg], predicted: invalidHandle)
                 // F8: the partner replies check their arguments before the request handle.
-                try CBoundaryFuzz.expect("ae_partner_reply_access_status(fake handle, \(badInt), 1)",
-                                         ae_partner_reply_access_status(fake, badInt, 1),
-                                         documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
-                try CBoundaryFuzz.expect("ae_partner_reply_metadata(fake handle, \(selector & 8 != 0 ? "bad JSON" : "{}"))",
-                                         ae_partner_reply_metadata(fake, selector & 8 != 0 ? pointers[0] : pointers[1]),
-                                         documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
-                try CBoundaryFuzz.expect("ae_partner_reply_error(fake handle, \(selector & 8 != 0 ? 8 : 2))",
-                                         ae_partner_reply_error(fake, selector & 8 != 0 ? 8 : 2, pointers[0]),
-                                         documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
+                try CBoundaryFuzz.expect(
+                    "ae_partner_reply_access_status(fake handle, \(badInt), 1)",
+                    ae_partner_reply_access_status(fake, badInt, 1),
+                    documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
+                try CBoundaryFuzz.expect(
+                    "ae_partner_reply_metadata(fake handle, \(selector & 8 != 0 ? "bad JSON" : "{}"))",
+                    ae_partner_reply_metadata(fake, selector & 8 != 0 ? pointers[0] : pointers[1]),
+                    documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
+                try CBoundaryFuzz.expect(
+                    "ae_partner_reply_error(fake handle, \(selector & 8 != 0 ? 8 : 2))",
+                    ae_partner_reply_error(fake, selector & 8 != 0 ? 8 : 2, pointers[0]),
+                    documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
             }
             // An answered request.
             if let answered = state.withLock({ $0.answered.last }) {
-                try CBoundaryFuzz.expect("ae_http_reply(answered request)", ae_http_reply(answered, 200, nil, nil, 0),
-                                         documented: [invalidHandle], predicted: invalidHandle)
+                try CBoundaryFuzz.expect(
+                    "ae_http_reply(answered request)", ae_http_reply(answered, 200, nil, nil, 0),
+                    documented: [invalidHandle], predicted: invalidHandle)
             }
         }
 
         /// After ae_client_destroy: the handle and its requests are gone.
         func afterDestroy(_ client: OpaquePointer) throws(FuzzFailure) {
-            try CBoundaryFuzz.expect("ae_check_authentication(destroyed)", ae_check_authentication(client),
-                                     documented: [invalidHandle], predicted: invalidHandle)
-            try CBoundaryFuzz.expect("ae_set_options(destroyed, invalid)", ae_set_options(client, "not json"),
-                                     documented: [invalidHandle, invalidArg], predicted: invalidHandle)
-            let pending = state.withLock { state -> [Pending] in defer { state.requests = [] }; return state.requests }
+            try CBoundaryFuzz.expect(
+                "ae_check_authentication(destroyed)", ae_check_authentication(client),
+                documented: [invalidHandle], predicted: invalidHandle)
+            try CBoundaryFuzz.expect(
+                "ae_set_options(destroyed, invalid)", ae_set_options(client, "not json"),
+                documented: [invalidHandle, invalidArg], predicted: invalidHandle)
+            let pending = state.withLock { state -> [Pending] in
+                defer { state.requests = [] }; return state.requests
+            }
             for request in pending {
-                try CBoundaryFuzz.expect("ae_http_reply(request of a destroyed client)", ae_http_reply(request.handle, 200, nil, nil, 0),
-                                         documented: [invalidHandle], predicted: invalidHandle)
+                try CBoundaryFuzz.expect(
+                    "ae_http_reply(request of a destroyed client)", ae_http_reply(request.handle, 200, nil, nil, 0),
+                    documented: [invalidHandle], predicted: invalidHandle)
             }
             if let answered = state.withLock({ $0.answered.first }) {
-                try CBoundaryFuzz.expect("ae_http_reply(answered, after destroy)", ae_http_reply(answered, 200, nil, nil, 0),
-                                         documented: [invalidHandle], predicted: invalidHandle)
+                try CBoundaryFuzz.expect(
+                    "ae_http_reply(answered, after destroy)", ae_http_reply(answered, 200, nil, nil, 0),
+                    documented: [invalidHandle], predicted: invalidHandle)
             }
         }
     }
@@ -944,7 +1012,11 @@ extension CBoundaryFuzz {
         // F5: ae_http_reply reads body_length as a Swift Int: >= 2^63 is negative, passes the
         // 4 MiB check and becomes a buffer of negative count.
         guard OpenFindings.ids.contains("F5"), Int(bitPattern: length) < 0 else { return nil }
-        return .some(OpenFindings.skip ? nil : FuzzFailure("[F5] ae_http_reply with body_length \(length) (>= 2^63) "
-            + "crashes instead of refusing the body as too large"))
+        return .some(
+            OpenFindings.skip
+                ? nil
+                : FuzzFailure(
+                    "[F5] ae_http_reply with body_length \(length) (>= 2^63) "
+                        + "crashes instead of refusing the body as too large"))
     }
 }

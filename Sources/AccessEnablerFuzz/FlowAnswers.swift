@@ -64,8 +64,10 @@ enum FlowAnswersFuzz {
         }
     }
 
-    static let resources = ["REF30", "LIVE", "resource1", "resource2", " spaced ", "a,b", "caf\u{e9}", "R", "PREMIUM",
-                            String(repeating: "r", count: 200)]
+    static let resources = [
+        "REF30", "LIVE", "resource1", "resource2", " spaced ", "a,b", "caf\u{e9}", "R", "PREMIUM",
+        String(repeating: "r", count: 200),
+    ]
 
     static func run(_ bytes: [UInt8]) throws(FuzzFailure) {
         let input = Input(bytes)
@@ -127,9 +129,10 @@ enum FlowAnswersFuzz {
     }
 
     /// One call and its outcome; false when the input stops (the transport cancelled a wait).
-    static func perform(_ step: Step, _ enabler: AccessEnabler, _ driver: FlowDriver, log: EventLog,
-                        requestorReady: inout Bool) throws(FuzzFailure) -> Bool
-    {
+    static func perform(
+        _ step: Step, _ enabler: AccessEnabler, _ driver: FlowDriver, log: EventLog,
+        requestorReady: inout Bool
+    ) throws(FuzzFailure) -> Bool {
         let plan = LoginPlan(byte: step.plan)
         let argument = step.argument
         let resource = resources[Int(argument >> 4) % resources.count]
@@ -178,8 +181,9 @@ enum FlowAnswersFuzz {
             case 8:
                 name = "getMetadata"
                 let opCode = Int32(argument & 3)
-                let key = MetadataKey(opCode: opCode, resourceID: opCode == 1 ? resource : nil,
-                                      userMetadataName: opCode == 3 ? ["userID", "zip", "tokenSource", "count", "none"][Int(argument >> 2) % 5] : nil)
+                let key = MetadataKey(
+                    opCode: opCode, resourceID: opCode == 1 ? resource : nil,
+                    userMetadataName: opCode == 3 ? ["userID", "zip", "tokenSource", "count", "none"][Int(argument >> 2) % 5] : nil)
                 try enabler.getMetadata(key)
                 expected = .metadata(arguments: key.arguments)
             case 9:
@@ -193,8 +197,9 @@ enum FlowAnswersFuzz {
             }
         } catch {
             // The harness passes valid arguments: the only refusal is a missing requestor.
-            try check(error.code == AccessEnablerError.noRequestor().code && !requestorReady,
-                      "call \(step.call % 13) refused: \(error) (requestor ready: \(requestorReady))")
+            try check(
+                error.code == AccessEnablerError.noRequestor().code && !requestorReady,
+                "call \(step.call % 13) refused: \(error) (requestor ready: \(requestorReady))")
             return true
         }
         guard let outcome = try driver.await(expected, plan: plan, call: name) else { return false }
@@ -261,10 +266,11 @@ final class FlowPartner: PartnerFramework, @unchecked Sendable {
             return
         }
         let providers: [String?] = ["Dish", "Dish", "Other", nil, "Spectrum", ""]
-        reply.succeed(PartnerMetadata(
-            accountProviderIdentifier: providers[Int(spec[2]) % providers.count],
-            authenticationExpirationDate: FuzzNumbers.int64(spec[3], nominal: now + 86_400_000, now: now),
-            samlAttributeQueryResponse: kind == 0 ? "<samlp:Response>\n\t<saml:Assertion ID=\"_a1\"/>\n</samlp:Response>" : nil))
+        reply.succeed(
+            PartnerMetadata(
+                accountProviderIdentifier: providers[Int(spec[2]) % providers.count],
+                authenticationExpirationDate: FuzzNumbers.int64(spec[3], nominal: now + 86_400_000, now: now),
+                samlAttributeQueryResponse: kind == 0 ? "<samlp:Response>\n\t<saml:Assertion ID=\"_a1\"/>\n</samlp:Response>" : nil))
     }
 }
 
@@ -324,8 +330,13 @@ final class FlowTransport: HTTPTransport, @unchecked Sendable {
             if millis.overflow || millis.partialValue > Int64.max - 300_000_000_000_000 {
                 var avoided = spec
                 avoided.numbers[0] = 0
-                return (OpenFindings.skip ? nil : FuzzFailure("[F4] a DCR token answer with expires_in \(seconds) traps "
-                    + "(arithmetic overflow in AccessTokenProvider.requestToken)"), avoided)
+                return (
+                    OpenFindings.skip
+                        ? nil
+                        : FuzzFailure(
+                            "[F4] a DCR token answer with expires_in \(seconds) traps "
+                                + "(arithmetic overflow in AccessTokenProvider.requestToken)"), avoided
+                )
             }
         }
         return nil
@@ -337,8 +348,11 @@ final class FlowTransport: HTTPTransport, @unchecked Sendable {
         let path = String(request.url.dropFirst(base.count).prefix { $0 != "?" && $0 != "#" })
         guard let endpoint = FlowEndpoint.route(method: request.method, path: path) else {
             state.withLock {
-                $0.problems += problems + [RequestChecks.Problem(
-                    text: "the SDK called \(request.method) \(path.prefix(200).debugDescription), not an endpoint of Adobe's")]
+                $0.problems +=
+                    problems + [
+                        RequestChecks.Problem(
+                            text: "the SDK called \(request.method) \(path.prefix(200).debugDescription), not an endpoint of Adobe's")
+                    ]
             }
             return HTTPResponse(status: 404)
         }
@@ -351,8 +365,9 @@ final class FlowTransport: HTTPTransport, @unchecked Sendable {
             state.calls[endpoint.rawValue] = call + 1
             let sinceCode = state.authnCallsAtCode.map { call - $0 }
             if endpoint == .profileByCode || (endpoint == .v1AuthenticationToken && sinceCode != nil) { state.polls += 1 }
-            return AnswerContext(now: now, endpoint: endpoint, call: call, pollsSinceCode: sinceCode, mvpd: state.mvpd,
-                                 resources: resources)
+            return AnswerContext(
+                now: now, endpoint: endpoint, call: call, pollsSinceCode: sinceCode, mvpd: state.mvpd,
+                resources: resources)
         }
         var spec = specs[endpoint.rawValue]
         if let finding = Self.knownTrap(endpoint, spec, now: now) {

@@ -85,7 +85,7 @@ enum ExpectedOutcome {
     func matches(_ event: FlowEvent) -> Bool {
         switch (self, event) {
         case (.requestorComplete, .requestorComplete), (.authenticationStatus, .authenticationStatus),
-             (.preauthorized, .preauthorized), (.preauthorizeResponse, .preauthorizeResponse), (.selected, .selected):
+            (.preauthorized, .preauthorized), (.preauthorizeResponse, .preauthorizeResponse), (.selected, .selected):
             true
         case (.authorization(let wanted), .token(let resource)), (.authorization(let wanted), .tokenFailed(let resource, _)):
             wanted == resource
@@ -210,8 +210,9 @@ final class FlowDriver {
             if !log.wait(until: wakeAt) && DispatchTime.now() >= deadline {
                 if stopped() { return nil }
                 let tail = log.all.suffix(12).map(\.description).joined(separator: ", ")
-                throw FuzzFailure("\(name): no \(expected) callback within \(timeoutNanos / 1_000_000_000) s "
-                    + "(the call must end with its callback); last callbacks: \(tail)")
+                throw FuzzFailure(
+                    "\(name): no \(expected) callback within \(timeoutNanos / 1_000_000_000) s "
+                        + "(the call must end with its callback); last callbacks: \(tail)")
             }
         }
     }

@@ -275,8 +275,10 @@ enum FlowAnswers {
         "internal_error", "network_connection_timeout", "invalid_header_identity_for_temporary_access",
         "invalid_configuration_temporary_access", "unknown_code",
     ]
-    static let actions = ["none", "authentication", "authorization", "configuration", "application-registration",
-                          "retry", "retry-after", "degradation"]
+    static let actions = [
+        "none", "authentication", "authorization", "configuration", "application-registration",
+        "retry", "retry-after", "degradation",
+    ]
     /// Item-level actions: no retry in preauthorization decisions (the engine would sleep between
     /// its retries, outside the task the transport can cancel).
     static let itemActions = ["none", "authentication", "none", "configuration", "none", "none", "none", "degradation"]
@@ -304,8 +306,9 @@ enum FlowAnswers {
     }
 
     static func json(_ status: Int, _ body: JText, v1: Bool = false) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", v1 ? "application/json" : "application/json;charset=UTF-8")],
-                     body: Array(body.text.utf8))
+        HTTPResponse(
+            status: status, headers: [("Content-Type", v1 ? "application/json" : "application/json;charset=UTF-8")],
+            body: Array(body.text.utf8))
     }
 
     static func enhancedError(_ spec: AnswerSpec, status: Int, now: Int64, item: Bool = false) -> (JText, action: String) {
@@ -314,7 +317,10 @@ enum FlowAnswers {
         let body = JText.obj([
             ("status", FuzzNumbers.json(spec.numbers[3], nominal: Int64(status), now: now)), ("code", .str(code)),
             ("message", .str("fuzz \(code)")), ("details", .str("details")),
-            ("helpUrl", .str("https://experienceleague.adobe.com/docs/pass/authentication/auth-features/error-reportn/enhanced-error-codes.html")),
+            (
+                "helpUrl",
+                .str("https://experienceleague.adobe.com/docs/pass/authentication/auth-features/error-reportn/enhanced-error-codes.html")
+            ),
             ("action", .str(action)), ("trace", .str("12f6fef9-d2e0-422b-a9d7-60d799abe353")),
         ])
         return (body, action)
@@ -330,23 +336,33 @@ enum FlowAnswers {
         case .dcr(let code):
             return FlowAnswer(response: json(status, .obj([("error", .str(code)), ("error_description", .str("fuzz"))])))
         case .legacy(let message):
-            return FlowAnswer(response: json(status, .obj([
-                ("status", FuzzNumbers.json(spec.numbers[3], nominal: Int64(status), now: context.now)),
-                ("message", .str(message)), ("details", .raw("null")),
-            ]), v1: true))
+            return FlowAnswer(
+                response: json(
+                    status,
+                    .obj([
+                        ("status", FuzzNumbers.json(spec.numbers[3], nominal: Int64(status), now: context.now)),
+                        ("message", .str(message)), ("details", .raw("null")),
+                    ]), v1: true))
         case .legacyXML:
-            return FlowAnswer(response: HTTPResponse(status: status, headers: [("Content-Type", "application/xml")],
-                                                     body: Array("<?xml version=\"1.0\"?><error><status>\(status)</status><message>Gone</message></error>".utf8)))
+            return FlowAnswer(
+                response: HTTPResponse(
+                    status: status, headers: [("Content-Type", "application/xml")],
+                    body: Array("<?xml version=\"1.0\"?><error><status>\(status)</status><message>Gone</message></error>".utf8)))
         case .html:
-            return FlowAnswer(response: HTTPResponse(status: status, headers: [("Content-Type", "text/html")],
-                                                     body: Array("<html><body>busy</body></html>".utf8)))
+            return FlowAnswer(
+                response: HTTPResponse(
+                    status: status, headers: [("Content-Type", "text/html")],
+                    body: Array("<html><body>busy</body></html>".utf8)))
         case .empty:
             return FlowAnswer(response: HTTPResponse(status: status, headers: [("Content-Type", "application/json")]))
         case .emptyObject:
             return FlowAnswer(response: json(status, .obj([])))
         case .none:
-            return FlowAnswer(response: HTTPResponse(status: status, headers: status == 302
-                ? [("Location", "https://fuzz.invalid/elsewhere")] : []))
+            return FlowAnswer(
+                response: HTTPResponse(
+                    status: status,
+                    headers: status == 302
+                        ? [("Location", "https://fuzz.invalid/elsewhere")] : []))
         case .transport(let failure):
             if case .cannotConnect = failure { return FlowAnswer(failure: failure, waits: true) }
             return FlowAnswer(failure: failure)
@@ -360,11 +376,24 @@ enum FlowAnswers {
 
     static func profile(_ spec: AnswerSpec, _ now: Int64, issuer: String, type: String, notAfterSelector: UInt8) -> JText {
         var attributes: [(String, JText)] = [
-            ("userID", .obj([("value", spec.variant & 0x40 != 0
-                ? FuzzNumbers.json(spec.numbers[2], nominal: 42, now: now) : .str("BASE64_value_userId")), ("state", .str("plain"))])),
+            (
+                "userID",
+                .obj([
+                    (
+                        "value",
+                        spec.variant & 0x40 != 0
+                            ? FuzzNumbers.json(spec.numbers[2], nominal: 42, now: now) : .str("BASE64_value_userId")
+                    ), ("state", .str("plain")),
+                ])
+            ),
             ("householdID", .obj([("value", .str("BASE64_value_householdId")), ("state", .str("plain"))])),
-            ("zip", .obj([("value", .arr([.str("10001"), FuzzNumbers.json(spec.numbers[2], nominal: 10002, now: now)])),
-                          ("state", .str("enc"))])),
+            (
+                "zip",
+                .obj([
+                    ("value", .arr([.str("10001"), FuzzNumbers.json(spec.numbers[2], nominal: 10002, now: now)])),
+                    ("state", .str("enc")),
+                ])
+            ),
         ]
         if spec.variant & 0x80 != 0 { attributes.append(("maxRating", .obj([("value", .obj([("MPAA", .str("PG-13"))]))]))) }
         return .obj([
@@ -396,25 +425,38 @@ enum FlowAnswers {
 
     static func configuration(_ spec: AnswerSpec, _ context: AnswerContext, v1: Bool) -> JText {
         var mvpds: [JText] = [
-            .obj([("id", .str("Cablevision")), ("displayName", .str("Optimum")), ("logoUrl", .str("https://logo/c.png")),
-                  ("authPerAggregator", .raw("false"))]),
-            .obj([("id", .str("TempPass_TEST40")), ("displayName", .str("Adobe Temp Pass Test 3 min")),
-                  ("isTempPass", .raw("true")), ("authPerAggregator", .raw("true"))]),
-            .obj([("id", .str("Dish")), ("displayName", .str("DISH")), ("enablePlatformServices", .raw("true")),
-                  ("displayInPlatformPicker", .raw("true")), ("platformMappingId", .str("Dish")),
-                  ("boardingStatus", .str(spec.variant & 8 != 0 ? "PICKER" : "SUPPORTED")),
-                  ("requiredMetadataFields", .arr([.str("uid"), .str("NameID")]))]),
+            .obj([
+                ("id", .str("Cablevision")), ("displayName", .str("Optimum")), ("logoUrl", .str("https://logo/c.png")),
+                ("authPerAggregator", .raw("false")),
+            ]),
+            .obj([
+                ("id", .str("TempPass_TEST40")), ("displayName", .str("Adobe Temp Pass Test 3 min")),
+                ("isTempPass", .raw("true")), ("authPerAggregator", .raw("true")),
+            ]),
+            .obj([
+                ("id", .str("Dish")), ("displayName", .str("DISH")), ("enablePlatformServices", .raw("true")),
+                ("displayInPlatformPicker", .raw("true")), ("platformMappingId", .str("Dish")),
+                ("boardingStatus", .str(spec.variant & 8 != 0 ? "PICKER" : "SUPPORTED")),
+                ("requiredMetadataFields", .arr([.str("uid"), .str("NameID")])),
+            ]),
         ]
         if spec.variant & 4 != 0 { mvpds = [] }
         if spec.idVariant != 0 || spec.variant & 16 != 0 {
-            mvpds.append(.obj([("id", .str(id(spec, "Spectrum"))), ("displayName", .str("Spectrum")),
-                               ("enablePlatformServices", .raw("true")), ("displayInPlatformPicker", .raw("true")),
-                               ("platformMappingId", .str(id(spec, "Spectrum")))]))
+            mvpds.append(
+                .obj([
+                    ("id", .str(id(spec, "Spectrum"))), ("displayName", .str("Spectrum")),
+                    ("enablePlatformServices", .raw("true")), ("displayInPlatformPicker", .raw("true")),
+                    ("platformMappingId", .str(id(spec, "Spectrum"))),
+                ]))
         }
-        let domains: JText = spec.variant & 2 != 0 ? .arr([])
+        let domains: JText =
+            spec.variant & 2 != 0
+            ? .arr([])
             : v1 ? .arr([.str("adobe.com")]) : .arr([.obj([("name", .str("adobe.com")), ("mvpdInitiated", .raw("false"))])])
-        var requestor: [(String, JText)] = [("id", .str("REF30")), ("name", .str("Reference site")), ("domains", domains),
-                                            ("ttl", FuzzNumbers.json(spec.numbers[0], nominal: 300, now: context.now))]
+        var requestor: [(String, JText)] = [
+            ("id", .str("REF30")), ("name", .str("Reference site")), ("domains", domains),
+            ("ttl", FuzzNumbers.json(spec.numbers[0], nominal: 300, now: context.now)),
+        ]
         var top: [(String, JText)] = [("device", .str("unknown")), ("clientType", .str("html5")), ("os", .str("Unknown"))]
         if spec.variant & 1 != 0 { top.append(("mvpds", .arr(mvpds))) } else { requestor.append(("mvpds", .arr(mvpds))) }
         top.append(("requestor", .obj(requestor)))
@@ -423,16 +465,29 @@ enum FlowAnswers {
 
     /// Sessions create/resume and partner sessions: numbers notBefore, notAfter.
     static func session(_ spec: AnswerSpec, _ context: AnswerContext, partner: Bool) -> JText {
-        let actions = partner ? ["partner_profile", "partner_profile", "authorize", "authenticate", "resume", "unknown"]
+        let actions =
+            partner
+            ? ["partner_profile", "partner_profile", "authorize", "authenticate", "resume", "unknown"]
             : ["authenticate", "authenticate", "authorize", "resume", "retry", "partner_profile", "authenticate", ""]
         let action = actions[Int(spec.variant) % actions.count]
         let code = id(spec, "8ER640M")
         var fields: [(String, JText)] = [
             ("actionName", .str(action)),
             ("actionType", .str(action == "authorize" ? "direct" : "interactive")),
-            ("reasonType", .str(partner ? ["none", "pfs_fallback", "configuration_fallback", "missing_parameters_fallback"][Int(spec.variant >> 3) & 3] : "none")),
-            ("url", .str(spec.variant & 0x40 != 0 ? "https://sp.auth.adobe.com/api/v2/authenticate/REF30/\(code)"
-                : "/api/v2/authenticate/REF30/\(code)")),
+            (
+                "reasonType",
+                .str(
+                    partner
+                        ? ["none", "pfs_fallback", "configuration_fallback", "missing_parameters_fallback"][Int(spec.variant >> 3) & 3]
+                        : "none")
+            ),
+            (
+                "url",
+                .str(
+                    spec.variant & 0x40 != 0
+                        ? "https://sp.auth.adobe.com/api/v2/authenticate/REF30/\(code)"
+                        : "/api/v2/authenticate/REF30/\(code)")
+            ),
             ("sessionId", .str("1b614390-6610-4d14-9421-6565f6e75958")), ("serviceProvider", .str("REF30")),
             ("notBefore", FuzzNumbers.json(spec.numbers[0], nominal: context.now, now: context.now, asString: true)),
             ("notAfter", FuzzNumbers.json(spec.numbers[1], nominal: context.now + 1_800_000, now: context.now, asString: true)),
@@ -444,8 +499,14 @@ enum FlowAnswers {
             fields.append(("missingParameters", .arr(missing.map { .str($0) })))
         }
         if action == "partner_profile" {
-            fields.append(("authenticationRequest", .obj([("type", .str("saml")), ("request", .str(samlRequest)),
-                                                          ("attributesNames", .arr([.str("uid"), .str("NameID")]))])))
+            fields.append(
+                (
+                    "authenticationRequest",
+                    .obj([
+                        ("type", .str("saml")), ("request", .str(samlRequest)),
+                        ("attributesNames", .arr([.str("uid"), .str("NameID")])),
+                    ])
+                ))
         }
         return .obj(fields)
     }
@@ -466,11 +527,15 @@ enum FlowAnswers {
         var waits = false
         switch pattern {
         case 0:
-            decision.append(("token", .obj([
-                ("notBefore", FuzzNumbers.json(spec.numbers[2], nominal: now, now: now)),
-                ("notAfter", FuzzNumbers.json(spec.numbers[3], nominal: now + 600_000, now: now)),
-                ("serializedToken", .str("PHNpZ25hdHVyZUluZm8+")),
-            ])))
+            decision.append(
+                (
+                    "token",
+                    .obj([
+                        ("notBefore", FuzzNumbers.json(spec.numbers[2], nominal: now, now: now)),
+                        ("notAfter", FuzzNumbers.json(spec.numbers[3], nominal: now + 600_000, now: now)),
+                        ("serializedToken", .str("PHNpZ25hdHVyZUluZm8+")),
+                    ])
+                ))
         case 1:
             let (error, action) = enhancedError(spec, status: 403, now: now)
             decision.append(("error", error))
@@ -543,13 +608,19 @@ enum FlowAnswers {
             return ok(session(spec, context, partner: true))
         case .retrieveSession:
             let missing = [["mvpd"], [], ["domainName", "redirectUrl"], ["mvpd", "unknown"]][Int(spec.variant) & 3]
-            return ok(.obj([
-                ("missingParameters", .arr(missing.map { .str($0) })),
-                ("existingParameters", .obj([("redirectUrl", .str("https://adobe.com")), ("domainName", .str("adobe.com")),
-                                             ("serviceProvider", .str("REF30"))])),
-                ("notBefore", FuzzNumbers.json(n[0], nominal: now, now: now, asString: true)),
-                ("notAfter", FuzzNumbers.json(n[1], nominal: now + 1_800_000, now: now, asString: true)),
-            ]))
+            return ok(
+                .obj([
+                    ("missingParameters", .arr(missing.map { .str($0) })),
+                    (
+                        "existingParameters",
+                        .obj([
+                            ("redirectUrl", .str("https://adobe.com")), ("domainName", .str("adobe.com")),
+                            ("serviceProvider", .str("REF30")),
+                        ])
+                    ),
+                    ("notBefore", FuzzNumbers.json(n[0], nominal: now, now: now, asString: true)),
+                    ("notAfter", FuzzNumbers.json(n[1], nominal: now + 1_800_000, now: now, asString: true)),
+                ]))
         case .authorize:
             let (body, waits) = authorizeDecisions(spec, context)
             return FlowAnswer(response: json(200, body), waits: waits)
@@ -558,52 +629,66 @@ enum FlowAnswers {
         case .logout:
             let names = ["logout", "logout", "partner_logout", "complete", "invalid"]
             let name = names[Int(spec.variant) % names.count]
-            var entry: [(String, JText)] = [("actionName", .str(name)), ("actionType", .str(name == "logout" ? "interactive" : "none")),
-                                            ("mvpd", .str(context.mvpd))]
+            var entry: [(String, JText)] = [
+                ("actionName", .str(name)), ("actionType", .str(name == "logout" ? "interactive" : "none")),
+                ("mvpd", .str(context.mvpd)),
+            ]
             if name == "logout" {
-                entry.append(("url", .str(spec.variant & 8 != 0 ? "/adobe-services/logout?mso_id=\(context.mvpd)"
-                    : "https://sp.auth.adobe.com/adobe-services/logout?noflash=true&mso_id=Cablevision&requestor_id=REF30")))
+                entry.append(
+                    (
+                        "url",
+                        .str(
+                            spec.variant & 8 != 0
+                                ? "/adobe-services/logout?mso_id=\(context.mvpd)"
+                                : "https://sp.auth.adobe.com/adobe-services/logout?noflash=true&mso_id=Cablevision&requestor_id=REF30")
+                    ))
             }
             return ok(.obj([("logouts", .obj([(context.mvpd, .obj(entry))]))]))
         case .v1Configuration:
             return ok(configuration(spec, context, v1: true), v1: true)
         case .v1RegistrationCode:
             // Numbers: generated, expires (ms).
-            return ok(.obj([
-                ("id", .str("ef5a79e8")), ("code", .str(id(spec, "IYQD5JQ"))), ("requestor", .str("REF30")),
-                ("mvpd", .str(context.mvpd)), ("generated", FuzzNumbers.json(n[0], nominal: now, now: now)),
-                ("expires", FuzzNumbers.json(n[1], nominal: now + 1_800_000, now: now)),
-                ("info", .obj([("deviceId", .str("ZnV6ei1kZXZpY2U="))])),
-            ]), 201, v1: true)
+            return ok(
+                .obj([
+                    ("id", .str("ef5a79e8")), ("code", .str(id(spec, "IYQD5JQ"))), ("requestor", .str("REF30")),
+                    ("mvpd", .str(context.mvpd)), ("generated", FuzzNumbers.json(n[0], nominal: now, now: now)),
+                    ("expires", FuzzNumbers.json(n[1], nominal: now + 1_800_000, now: now)),
+                    ("info", .obj([("deviceId", .str("ZnV6ei1kZXZpY2U="))])),
+                ]), 201, v1: true)
         case .v1AuthenticationToken:
             // Before any code: the sync answers none (404) or a token (variant bit 0); while
             // polling, "not yet" (404) for the spec's pending count.
             let none = context.pollsSinceCode.map { $0 < spec.pendingPolls } ?? (spec.variant & 1 == 0)
             if none { return FlowAnswer(response: json(404, .obj([("status", .raw("404")), ("message", .str("Not Found"))]), v1: true)) }
             // Numbers: expires (ms, a string in Adobe's sample), userId as a number.
-            return ok(.obj([
-                ("requestor", .str("REF30")), ("mvpd", .str(spec.variant & 2 != 0 ? "Dish" : context.mvpd)),
-                ("userId", spec.variant & 4 != 0 ? FuzzNumbers.json(n[1], nominal: 7, now: now) : .str("sampleUserId")),
-                ("expires", FuzzNumbers.json(n[0], nominal: now + 86_400_000, now: now, asString: true)),
-            ]), v1: true)
+            return ok(
+                .obj([
+                    ("requestor", .str("REF30")), ("mvpd", .str(spec.variant & 2 != 0 ? "Dish" : context.mvpd)),
+                    ("userId", spec.variant & 4 != 0 ? FuzzNumbers.json(n[1], nominal: 7, now: now) : .str("sampleUserId")),
+                    ("expires", FuzzNumbers.json(n[0], nominal: now + 86_400_000, now: now, asString: true)),
+                ]), v1: true)
         case .v1Authorize:
-            return ok(.obj([
-                ("mvpd", .str(context.mvpd)), ("resource", .str(context.resources.first ?? "")), ("requestor", .str("REF30")),
-                ("expires", FuzzNumbers.json(n[0], nominal: now + 3_600_000, now: now, asString: true)),
-            ]), v1: true)
+            return ok(
+                .obj([
+                    ("mvpd", .str(context.mvpd)), ("resource", .str(context.resources.first ?? "")), ("requestor", .str("REF30")),
+                    ("expires", FuzzNumbers.json(n[0], nominal: now + 3_600_000, now: now, asString: true)),
+                ]), v1: true)
         case .v1MediaToken:
-            return ok(.obj([
-                ("resource", .str(context.resources.first ?? "")), ("requestor", .str("REF30")),
-                ("expires", FuzzNumbers.json(n[0], nominal: now + 600_000, now: now, asString: true)),
-                ("serializedToken", .str("PHNpZ25hdH[...]")), ("userId", .str("sampleScrambledUserId")),
-                ("mvpdId", .str(context.mvpd)),
-            ]), v1: true)
+            return ok(
+                .obj([
+                    ("resource", .str(context.resources.first ?? "")), ("requestor", .str("REF30")),
+                    ("expires", FuzzNumbers.json(n[0], nominal: now + 600_000, now: now, asString: true)),
+                    ("serializedToken", .str("PHNpZ25hdH[...]")), ("userId", .str("sampleScrambledUserId")),
+                    ("mvpdId", .str(context.mvpd)),
+                ]), v1: true)
         case .v1Preauthorize:
             var items: [JText] = []
             for (index, resource) in context.resources.enumerated() {
                 let bit = (Int(spec.variant) >> (index % 4)) & 1
-                var fields: [(String, JText)] = [("id", .str(resource)),
-                                                 ("authorized", bit == 0 ? (spec.variant & 0x10 != 0 ? .str("true") : .raw("true")) : .raw("false"))]
+                var fields: [(String, JText)] = [
+                    ("id", .str(resource)),
+                    ("authorized", bit == 0 ? (spec.variant & 0x10 != 0 ? .str("true") : .raw("true")) : .raw("false")),
+                ]
                 if bit == 1 { fields.append(("error", enhancedError(spec, status: 403, now: now, item: true).0)) }
                 items.append(.obj(fields))
             }
@@ -616,14 +701,19 @@ enum FlowAnswers {
                 ("channelID", .arr([.str("channel-1")])), ("count", FuzzNumbers.json(n[1], nominal: 3, now: now)),
             ]
             if spec.variant & 1 != 0 { data.append(("tokenSource", .str("Apple"))) }
-            return ok(.obj([("updated", FuzzNumbers.json(n[0], nominal: now / 1000, now: now)),
-                            ("encrypted", .arr([.str("householdID")])), ("data", .obj(data))]), v1: true)
+            return ok(
+                .obj([
+                    ("updated", FuzzNumbers.json(n[0], nominal: now / 1000, now: now)),
+                    ("encrypted", .arr([.str("householdID")])), ("data", .obj(data)),
+                ]), v1: true)
         case .v1Logout, .v1FreePreview, .v1TokenExchange:
             return FlowAnswer(response: HTTPResponse(status: 204))
         case .v1ProfileRequest:
             let payloads: [[UInt8]] = [Array(samlRequest.utf8), [], [0xFF, 0xFE]]
-            return FlowAnswer(response: HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")],
-                                                     body: payloads[Int(spec.variant) % payloads.count]))
+            return FlowAnswer(
+                response: HTTPResponse(
+                    status: 200, headers: [("Content-Type", "application/octet-stream")],
+                    body: payloads[Int(spec.variant) % payloads.count]))
         }
     }
 }
@@ -638,10 +728,11 @@ enum RequestChecks {
 
     /// RFC 9110 token characters (header names).
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
     }
 
     /// A request the SDK should not have sent; `finding`: the open finding it reproduces.
@@ -671,14 +762,20 @@ enum RequestChecks {
             problems.append(Problem(text: "URL with a raw \(describe(bad)): \(url.prefix(200).debugDescription)"))
         }
         let path = url.dropFirst(base.count).prefix { $0 != "?" && $0 != "#" }
-        if let segment = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().first(where: { $0 == "." || $0 == ".." }) {
-            problems.append(Problem(finding: "F6", text: "URL path with a raw \(segment.debugDescription) segment: \(url.prefix(200).debugDescription)"))
+        if let segment = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().first(where: { $0 == "." || $0 == ".." })
+        {
+            problems.append(
+                Problem(finding: "F6", text: "URL path with a raw \(segment.debugDescription) segment: \(url.prefix(200).debugDescription)")
+            )
         }
         for (name, value) in headers {
             if !isToken(name) { problems.append(Problem(text: "header name \(name.debugDescription) is not a token")) }
             if let bad = (name + value).unicodeScalars.first(where: isControl) {
-                problems.append(Problem(finding: "F7", text: "header \(name) holds the control character \(describe(bad)): "
-                    + "\(value.prefix(120).debugDescription)"))
+                problems.append(
+                    Problem(
+                        finding: "F7",
+                        text: "header \(name) holds the control character \(describe(bad)): "
+                            + "\(value.prefix(120).debugDescription)"))
             }
         }
         return problems

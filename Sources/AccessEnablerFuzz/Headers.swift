@@ -26,8 +26,9 @@ public func fuzzHeaders(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
             let blank: (Unicode.Scalar) -> Bool = { " \t\r\n".unicodeScalars.contains($0) }
             try check(!parsed.name.isEmpty && !parsed.name.contains(":"), "header line \(text.debugDescription): bad name")
             for part in [parsed.name, parsed.value] where !part.isEmpty {
-                try check(!blank(part.unicodeScalars.first!) && !blank(part.unicodeScalars.last!),
-                          "header line \(text.debugDescription): \(part.debugDescription) keeps blanks")
+                try check(
+                    !blank(part.unicodeScalars.first!) && !blank(part.unicodeScalars.last!),
+                    "header line \(text.debugDescription): \(part.debugDescription) keeps blanks")
             }
         }
         guard let colon = text.firstIndex(of: ":") else { continue }
@@ -43,9 +44,10 @@ public func fuzzHeaders(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     if let mediaType = response.mediaType {
         try check(!mediaType.contains(";"), "media type \(mediaType) keeps parameters")
         try check(mediaType == mediaType.lowercased(), "media type \(mediaType) is not lower-case")
-        try check(mediaType.first.map { $0 != " " && $0 != "\t" } ?? true
-                      && mediaType.last.map { !" \t\r\n".contains($0) } ?? true,
-                  "media type \(mediaType) keeps surrounding blanks")
+        try check(
+            mediaType.first.map { $0 != " " && $0 != "\t" } ?? true
+                && mediaType.last.map { !" \t\r\n".contains($0) } ?? true,
+            "media type \(mediaType) keeps surrounding blanks")
     }
     if (100...599).contains(status) {
         try ServerAnswerFuzz.checkFailure(response)
@@ -95,8 +97,9 @@ enum HeadersFuzz {
             try check(answer.status == response.status && answer.body == response.body, "send changed the answer")
             try check(answer.status != 429, "send returned a 429 instead of waiting")
         case .failure(let error):
-            try check(error.isCancellation || { if case .throttled = error { true } else { false } }(),
-                      "send failed with \(error)")
+            try check(
+                error.isCancellation || { if case .throttled = error { true } else { false } }(),
+                "send failed with \(error)")
         }
     }
 

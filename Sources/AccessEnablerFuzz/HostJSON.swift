@@ -66,8 +66,10 @@ enum HostJSONFuzz {
         }
 
         func expect(_ name: String, _ result: Int32, _ expected: Int32) throws(FuzzFailure) {
-            try check(result == expected, "\(name) returned \(result) (\(String(cString: ae_status_string(result)))), "
-                + "expected \(expected) for \(text.map { String($0.prefix(200)) } ?? "\(bytes.count) bytes, not UTF-8")")
+            try check(
+                result == expected,
+                "\(name) returned \(result) (\(String(cString: ae_status_string(result)))), "
+                    + "expected \(expected) for \(text.map { String($0.prefix(200)) } ?? "\(bytes.count) bytes, not UTF-8")")
             if result != ok {
                 let message = ae_last_error_message()
                 try check(message != nil, "\(name) failed without an error message")
@@ -81,24 +83,32 @@ enum HostJSONFuzz {
             let s = UnsafePointer(buffer.baseAddress!)
             try expect("ae_set_options", ae_set_options(client, s), optionsAccepted(json) ? ok : invalidArg)
             try expect("ae_get_metadata", ae_get_metadata(client, s), accepted(json.flatMap(MetadataKey.init(json:)) != nil))
-            try expect("ae_preauthorize", ae_preauthorize(client, s, { _, _ in }, nil),
-                       accepted(json.flatMap(PreauthorizeRequest.init(json:)) != nil))
-            try expect("ae_check_preauthorized_resources", ae_check_preauthorized_resources(client, s, 1),
-                       accepted(strings.map { !$0.contains(where: \.isEmpty) } ?? false))
+            try expect(
+                "ae_preauthorize", ae_preauthorize(client, s, { _, _ in }, nil),
+                accepted(json.flatMap(PreauthorizeRequest.init(json:)) != nil))
+            try expect(
+                "ae_check_preauthorized_resources", ae_check_preauthorized_resources(client, s, 1),
+                accepted(strings.map { !$0.contains(where: \.isEmpty) } ?? false))
             try expect("ae_set_requestor(\"\", json)", ae_set_requestor(client, "", s), invalidArg)
-            try expect("ae_get_authentication(data)", ae_get_authentication(client, 0, s, nil),
-                       accepted(json?.objectValue != nil))
-            try expect("ae_get_authentication(filter)", ae_get_authentication(client, 1, nil, s),
-                       accepted(json?.objectValue?.values.allSatisfy {
-                           $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true
-                       } == true))
-            try expect("ae_check_authorization(data)", ae_check_authorization(client, "REF30", s),
-                       accepted(json?.objectValue != nil))
-            try expect("ae_get_authorization(resource)", ae_get_authorization(client, s, nil),
-                       accepted(text.map { !$0.isEmpty } ?? false))
+            try expect(
+                "ae_get_authentication(data)", ae_get_authentication(client, 0, s, nil),
+                accepted(json?.objectValue != nil))
+            try expect(
+                "ae_get_authentication(filter)", ae_get_authentication(client, 1, nil, s),
+                accepted(
+                    json?.objectValue?.values.allSatisfy {
+                        $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true
+                    } == true))
+            try expect(
+                "ae_check_authorization(data)", ae_check_authorization(client, "REF30", s),
+                accepted(json?.objectValue != nil))
+            try expect(
+                "ae_get_authorization(resource)", ae_get_authorization(client, s, nil),
+                accepted(text.map { !$0.isEmpty } ?? false))
             try expect("ae_handle_external_url", ae_handle_external_url(client, s), accepted(text.map { !$0.isEmpty } ?? false))
-            try expect("ae_set_selected_provider", ae_set_selected_provider(client, s),
-                       accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
+            try expect(
+                "ae_set_selected_provider", ae_set_selected_provider(client, s),
+                accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
             // The request handle is judged before the argument (F8).
             try expect("ae_partner_reply_metadata(NULL)", ae_partner_reply_metadata(nil, s), invalidHandle)
         }
@@ -197,8 +207,9 @@ enum HostJSONFuzz {
         // RFC 3986: the authority ends at the first "/", "?" or "#"; a userinfo ends at its last "@".
         let authority = lower.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         try check(!authority.contains("@"), finding: "F1", "accepted plain http with a userinfo (the host is after the @): \(url)")
-        try check(isLoopbackAuthority(authority), finding: "F3",
-                  "accepted plain http whose authority is not a loopback host[:port]: \(url)")
+        try check(
+            isLoopbackAuthority(authority), finding: "F3",
+            "accepted plain http whose authority is not a loopback host[:port]: \(url)")
     }
 
     /// `localhost`, `[::1]` or `127.a.b.c` (decimal octets without leading zeros), then `:port`.
@@ -222,9 +233,10 @@ enum HostJSONFuzz {
         }
         if host == "localhost" || host == "[::1]" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
-            octet.allSatisfy { ("0"..."9").contains($0) } && UInt8(octet) != nil && (octet == "0" || !octet.hasPrefix("0"))
-        }
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { octet in
+                octet.allSatisfy { ("0"..."9").contains($0) } && UInt8(octet) != nil && (octet == "0" || !octet.hasPrefix("0"))
+            }
     }
 
     nonisolated(unsafe) static let staticStatement = strdup("fuzz.software.statement")!

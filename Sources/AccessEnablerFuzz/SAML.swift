@@ -74,8 +74,9 @@ enum SAMLFuzz {
                 default: throw FuzzFailure("encode produced %\(escape)")
                 }
             } else {
-                try check(("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar),
-                          "encode produced \(scalar.escaped(asASCII: true))")
+                try check(
+                    ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar),
+                    "encode produced \(scalar.escaped(asASCII: true))")
                 base64.unicodeScalars.append(scalar)
             }
         }

@@ -22,8 +22,9 @@ private func serverAnswer(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     let operation = Int(input.byte() % 32)
     let status = input.pick(ServerAnswerFuzz.statuses)
     let contentType = input.pick(ServerAnswerFuzz.contentTypes)
-    let response = HTTPResponse(status: status, headers: contentType.map { [("Content-Type", $0)] } ?? [],
-                                body: input.rest())
+    let response = HTTPResponse(
+        status: status, headers: contentType.map { [("Content-Type", $0)] } ?? [],
+        body: input.rest())
     try ServerAnswerFuzz.checkFailure(response)
     switch operation {
     case 0...11: try ServerAnswerFuzz.backendCall(operation, response)
@@ -74,8 +75,9 @@ enum ServerAnswerFuzz {
         init() {
             store = try! TokenStore(path: nil)
             backend = Self.backend(transport, store, scope)
-            v1 = V1Backend(executor: backend.executor, tokens: backend.tokens, baseURL: AnswerTransport.baseURL,
-                           context: backend.context)
+            v1 = V1Backend(
+                executor: backend.executor, tokens: backend.tokens, baseURL: AnswerTransport.baseURL,
+                context: backend.context)
         }
 
         /// A backend with its own executor: after a 429 an executor paces requests one per second
@@ -139,10 +141,11 @@ enum ServerAnswerFuzz {
         let enhanced = error.enhancedError
         for stage in [CallFailure.Stage.registration, .accessToken, .call] {
             let failure = CallFailure(stage, error)
-            for status in [StatusCatalog.requestorFailure(failure), StatusCatalog.loginFailure(failure, creatingSession: true),
-                           StatusCatalog.loginFailure(failure, creatingSession: false),
-                           StatusCatalog.authorizationFailure(failure)]
-            {
+            for status in [
+                StatusCatalog.requestorFailure(failure), StatusCatalog.loginFailure(failure, creatingSession: true),
+                StatusCatalog.loginFailure(failure, creatingSession: false),
+                StatusCatalog.authorizationFailure(failure),
+            ] {
                 try check(!status.errorID.isEmpty, "advanced status without an errorId for \(error)")
             }
         }
@@ -167,15 +170,17 @@ enum ServerAnswerFuzz {
         case .success(let value):
             try check((200..<300).contains(response.status), "\(operation): decoded an HTTP \(response.status) answer")
             let mediaType = response.mediaType ?? ""
-            try check(mediaType == "application/json" || mediaType.hasSuffix("+json"),
-                      "\(operation): decoded a \(mediaType) answer")
+            try check(
+                mediaType == "application/json" || mediaType.hasSuffix("+json"),
+                "\(operation): decoded a \(mediaType) answer")
             return value
         case .failure(let error):
             if (200..<300).contains(response.status) {
                 guard case .malformed = error else { throw FuzzFailure("\(operation): 2xx answer failed with \(error)") }
             } else {
-                try check(error.sameKind(as: RequestExecutor.failure(from: response)),
-                          "\(operation): HTTP \(response.status) failed with \(error), not its failure(from:)")
+                try check(
+                    error.sameKind(as: RequestExecutor.failure(from: response)),
+                    "\(operation): HTTP \(response.status) failed with \(error), not its failure(from:)")
             }
             try checkStatuses(error)
             return nil
@@ -235,12 +240,16 @@ enum ServerAnswerFuzz {
         }
         let world = world
         world.transport.answer.withLock { $0 = response }
-        let backend = response.status == 429
-            ? { let fresh = World.backend(world.transport, world.store, world.scope)
-                return V1Backend(executor: fresh.executor, tokens: fresh.tokens, baseURL: fresh.baseURL, context: fresh.context) }()
+        let backend =
+            response.status == 429
+            ? {
+                let fresh = World.backend(world.transport, world.store, world.scope)
+                return V1Backend(executor: fresh.executor, tokens: fresh.tokens, baseURL: fresh.baseURL, context: fresh.context)
+            }()
             : world.v1
-        let profile = Profile(mvpd: "Cablevision", notBefore: 0, notAfter: 1, issuer: "Cablevision", type: "regular",
-                              attributes: [:])
+        let profile = Profile(
+            mvpd: "Cablevision", notBefore: 0, notAfter: 1, issuer: "Cablevision", type: "regular",
+            attributes: [:])
         let outcome: Result<BackendResult, CallFailure> = runBlocking {
             do throws(CallFailure) {
                 return .success(try await v1Result(backend, operation, profile))
@@ -252,13 +261,15 @@ enum ServerAnswerFuzz {
         case .success(let result):
             // tokens/authn and usermetadata answer "none" (nil) for their not-found statuses.
             let none: Set<Int> = operation == .authenticationToken ? [404, 410] : operation == .userMetadata ? [404, 412] : []
-            let isNone: Bool = switch result {
-            case .profiles(let profiles): profiles.isEmpty
-            case .other: true
-            default: false
-            }
-            try check((200..<300).contains(response.status) || (none.contains(response.status) && isNone),
-                      "V1 \(operation): success from HTTP \(response.status)")
+            let isNone: Bool =
+                switch result {
+                case .profiles(let profiles): profiles.isEmpty
+                case .other: true
+                default: false
+                }
+            try check(
+                (200..<300).contains(response.status) || (none.contains(response.status) && isNone),
+                "V1 \(operation): success from HTTP \(response.status)")
             switch result {
             case .configuration(let configuration): try storeRoundTrip(configuration)
             case .profiles(let profiles): try storeRoundTrip(profiles)
@@ -284,15 +295,19 @@ enum ServerAnswerFuzz {
             return .profiles(try await backend.authenticationToken(requestor).map { [$0.profile] } ?? [])
         case .registrationCode:
             let record = try await backend.registrationCode(requestor, mvpd: "Cablevision")
-            _ = backend.authenticationURL(requestor, code: record.code, mvpd: record.mvpd ?? "", domainName: "adobe.com",
-                                          redirectURL: "adobepass://android.app")
+            _ = backend.authenticationURL(
+                requestor, code: record.code, mvpd: record.mvpd ?? "", domainName: "adobe.com",
+                redirectURL: "adobepass://android.app")
             return .other
         case .authorize:
             _ = try await backend.authorize(requestor, resource: "LIVE", identity: nil).expires
             return .other
         case .mediaToken:
-            return .decisions([try await backend.decision(requestor, profile: profile, resource: "LIVE",
-                                                          authorizedUntil: Int64.max)])
+            return .decisions([
+                try await backend.decision(
+                    requestor, profile: profile, resource: "LIVE",
+                    authorizedUntil: Int64.max)
+            ])
         case .preauthorize: return .decisions(try await backend.preauthorize(requestor, resources: ["a", "b"]))
         case .userMetadata:
             if let metadata = try await backend.userMetadata(requestor) {
@@ -302,8 +317,9 @@ enum ServerAnswerFuzz {
             }
             return .other
         case .freePreview:
-            try await backend.freePreview(requestor, mvpd: "TempPass_TEST40", domainName: "adobe.com",
-                                          identity: #"{"email":"a@b.c"}"#)
+            try await backend.freePreview(
+                requestor, mvpd: "TempPass_TEST40", domainName: "adobe.com",
+                identity: #"{"email":"a@b.c"}"#)
             return .other
         case .logout:
             try await backend.logout(requestor)
@@ -333,8 +349,10 @@ enum ServerAnswerFuzz {
         case 2: return .profiles(try await backend.profile(requestor, mvpd: "Cablevision").map { [$0] } ?? [])
         case 3: return .profiles(try await backend.profile(requestor, code: "8ER640M").map { [$0] } ?? [])
         case 4:
-            return .session(try await backend.createSession(requestor, mvpd: "Cablevision", domainName: "adobe.com",
-                                                            redirectURL: "https://adobe.com"))
+            return .session(
+                try await backend.createSession(
+                    requestor, mvpd: "Cablevision", domainName: "adobe.com",
+                    redirectURL: "https://adobe.com"))
         case 5: return .session(try await backend.resumeSession(requestor, code: "8ER640M", parameters: [("mvpd", "Cablevision")]))
         case 6:
             let status = try await backend.sessionStatus(requestor, code: "8ER640M")
@@ -343,11 +361,16 @@ enum ServerAnswerFuzz {
         case 7: return .decisions(try await backend.authorize(requestor, mvpd: "Cablevision", resources: ["REF30"]))
         case 8: return .decisions(try await backend.preauthorize(requestor, mvpd: "Cablevision", resources: ["a", "b"]))
         case 9:
-            return .session(try await backend.partnerSession(requestor, partner: "Apple", domainName: "adobe.com",
-                                                             redirectURL: "https://adobe.com", partnerStatus: "e30="))
+            return .session(
+                try await backend.partnerSession(
+                    requestor, partner: "Apple", domainName: "adobe.com",
+                    redirectURL: "https://adobe.com", partnerStatus: "e30="))
         case 10:
-            return .profiles(try await backend.partnerProfile(requestor, partner: "Apple", mvpd: "Cablevision", samlResponse: "PHg%2B",
-                                                              partnerStatus: "e30=").map { [$0] } ?? [])
+            return .profiles(
+                try await backend.partnerProfile(
+                    requestor, partner: "Apple", mvpd: "Cablevision", samlResponse: "PHg%2B",
+                    partnerStatus: "e30="
+                ).map { [$0] } ?? [])
         default:
             let logouts = try await backend.logout(requestor, mvpd: "Cablevision", redirectURL: "https://adobe.com")
             _ = logouts.values.map { ($0.actionName, $0.url, $0.mvpd) }
@@ -391,14 +414,16 @@ enum ServerAnswerFuzz {
         let byMVPD = Dictionary(loaded.map { ($0.mvpd, $0) }, uniquingKeysWith: { first, _ in first })
         for profile in profiles {
             guard let back = byMVPD[profile.mvpd] else { throw FuzzFailure("a saved profile does not read back") }
-            try check(back.notBefore == profile.notBefore && back.notAfter == profile.notAfter
-                          && back.issuer == profile.issuer && back.type == profile.type
-                          && back.attributes.keys.sorted() == profile.attributes.keys.sorted(),
-                      "a profile read back differs from the one saved")
+            try check(
+                back.notBefore == profile.notBefore && back.notAfter == profile.notAfter
+                    && back.issuer == profile.issuer && back.type == profile.type
+                    && back.attributes.keys.sorted() == profile.attributes.keys.sorted(),
+                "a profile read back differs from the one saved")
             for (name, attribute) in profile.attributes {
-                try check(back.attributes[name]?.state == attribute.state
-                              && sameJSON(back.attributes[name]!.value, attribute.value),
-                          "profile attribute \(name) reads back as another value")
+                try check(
+                    back.attributes[name]?.state == attribute.state
+                        && sameJSON(back.attributes[name]!.value, attribute.value),
+                    "profile attribute \(name) reads back as another value")
             }
         }
     }

@@ -90,8 +90,9 @@ public final class PartnerSimulator: PartnerFramework, @unchecked Sendable {
                     return later(script) { reply.fail(PartnerError(.failed, detail: "unreadable verification token")) }
                 }
                 var answer = self.metadata(account, script)
-                answer.samlAttributeQueryResponse = SimulatedSAML.response(requestID: id, providerID: account,
-                                                                            attributeNames: request.attributeNames)
+                answer.samlAttributeQueryResponse = SimulatedSAML.response(
+                    requestID: id, providerID: account,
+                    attributeNames: request.attributeNames)
                 let metadata = answer
                 return later(script) { reply.succeed(metadata) }
             }
@@ -164,17 +165,17 @@ package enum SimulatedSAML {
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacing( "&", with: "&amp;").replacing( "<", with: "&lt;")
-            .replacing( ">", with: "&gt;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;")
     }
 
     /// Python's xml.sax.saxutils.quoteattr.
     private static func quoteattr(_ text: String) -> String {
-        var value = escape(text).replacing( "\n", with: "&#10;")
-            .replacing( "\r", with: "&#13;").replacing( "\t", with: "&#9;")
+        var value = escape(text).replacing("\n", with: "&#10;")
+            .replacing("\r", with: "&#13;").replacing("\t", with: "&#9;")
         if value.contains("\"") {
             if value.contains("'") {
-                value = value.replacing( "\"", with: "&quot;")
+                value = value.replacing("\"", with: "&quot;")
                 return "\"\(value)\""
             }
             return "'\(value)'"

@@ -2,7 +2,6 @@
 package import AccessEnabler
 import Foundation
 
-
 /// A delegate that records every callback, in order, with the thread it ran on.
 package final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked Sendable {
     package enum Entry: Equatable, CustomStringConvertible {

@@ -42,7 +42,8 @@ import Testing
         let cancelled = Locked(0)
         let held = Locked<AnswerOnce<String>?>(nil)
         let waiting = Task {
-            await AnswerOnce<String>.wait(timeoutMillis: 10_000, clock: clock, timedOut: { "timeout" }, cancelled: { "cancelled" }) { slot in
+            await AnswerOnce<String>.wait(timeoutMillis: 10_000, clock: clock, timedOut: { "timeout" }, cancelled: { "cancelled" }) {
+                slot in
                 slot.onCancel { cancelled.withLock { $0 += 1 } }
                 held.withLock { $0 = slot }
             }
@@ -71,8 +72,10 @@ import Testing
         // Already cancelled: the request is not even started.
         let late = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await AnswerOnce<String>.wait(timeoutMillis: 5, clock: clock, timedOut: { "timeout" },
-                                                 cancelled: { "cancelled" }) { _ in started.withLock { $0 += 1 } }
+            return await AnswerOnce<String>.wait(
+                timeoutMillis: 5, clock: clock, timedOut: { "timeout" },
+                cancelled: { "cancelled" }
+            ) { _ in started.withLock { $0 += 1 } }
         }
         #expect(await late.value == "cancelled")
         #expect(started.withLock { $0 } == 1)

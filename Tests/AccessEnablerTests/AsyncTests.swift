@@ -32,11 +32,13 @@ import Testing
 
     /// getAuthentication with the viewer logging in on the "second screen" when the code shows.
     func logIn(_ enabler: AccessEnabler, _ emulator: EmulatorProcess, mvpd: String = "Cablevision") async throws {
-        try await enabler.async.getAuthentication(selectProvider: { mvpds in
-            mvpds.contains { $0.id == mvpd } ? mvpd : nil
-        }, showCode: { code in
-            _ = try? await emulator.control("POST", "login", ["code": code.code])
-        })
+        try await enabler.async.getAuthentication(
+            selectProvider: { mvpds in
+                mvpds.contains { $0.id == mvpd } ? mvpd : nil
+            },
+            showCode: { code in
+                _ = try? await emulator.control("POST", "login", ["code": code.code])
+            })
     }
 
     /// The resource a media token was issued for (the emulator's token is Base64 XML).
@@ -60,13 +62,15 @@ import Testing
         try await enabler.async.setRequestor("REF30")
         #expect(try await enabler.async.checkAuthentication() == false)
         let codes = Locked<[RegistrationCode]>([])
-        try await enabler.async.getAuthentication(selectProvider: { mvpds in
-            #expect(mvpds.map(\.id).contains("Comcast_SSO"))
-            return "Comcast_SSO"
-        }, showCode: { code in
-            codes.withLock { $0.append(code) }
-            _ = try? await emulator.control("POST", "login", ["code": code.code])
-        })
+        try await enabler.async.getAuthentication(
+            selectProvider: { mvpds in
+                #expect(mvpds.map(\.id).contains("Comcast_SSO"))
+                return "Comcast_SSO"
+            },
+            showCode: { code in
+                codes.withLock { $0.append(code) }
+                _ = try? await emulator.control("POST", "login", ["code": code.code])
+            })
         let code = try #require(codes.withLock { $0.first })
         let codeInURL = api == .v2 ? code.url.hasSuffix("/" + code.code) : code.url.contains("reg_code=\(code.code)&")
         #expect(code.url.hasPrefix(emulator.url) && codeInURL && code.mvpdID == "Comcast_SSO")
@@ -173,8 +177,9 @@ import Testing
         let (enabler, _) = try await readyClient(emulator)
         let codeShown = AsyncStream.makeStream(of: Void.self)
         let login = Task {
-            try await enabler.async.getAuthentication(selectProvider: { _ in "Cablevision" },
-                                                      showCode: { _ in codeShown.continuation.yield() })
+            try await enabler.async.getAuthentication(
+                selectProvider: { _ in "Cablevision" },
+                showCode: { _ in codeShown.continuation.yield() })
         }
         for await _ in codeShown.stream { break }  // nobody logs in: the SDK polls
         enabler.shutdown()
@@ -190,8 +195,9 @@ import Testing
         defer { enabler.shutdown() }
         let codeShown = AsyncStream.makeStream(of: Void.self)
         let login = Task {
-            try await enabler.async.getAuthentication(selectProvider: { _ in "Spectrum" },
-                                                      showCode: { _ in codeShown.continuation.yield() })
+            try await enabler.async.getAuthentication(
+                selectProvider: { _ in "Spectrum" },
+                showCode: { _ in codeShown.continuation.yield() })
         }
         for await _ in codeShown.stream { break }
         login.cancel()
@@ -246,8 +252,9 @@ import Testing
         // another thread; both end together, and the async call gets its own success.
         let shown = Locked<RegistrationCode?>(nil)
         let login = Task {
-            try await enabler.async.getAuthentication(selectProvider: { _ in "Cablevision" },
-                                                      showCode: { code in shown.withLock { $0 = code } })
+            try await enabler.async.getAuthentication(
+                selectProvider: { _ in "Cablevision" },
+                showCode: { code in shown.withLock { $0 = code } })
         }
         try await Task.sleep(nanoseconds: 100_000_000)  // the async call is queued behind the login
         let host = Thread { try? enabler.setSelectedProvider("Cablevision") }

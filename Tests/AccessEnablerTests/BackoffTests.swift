@@ -24,7 +24,11 @@ import Testing
         final class FailsOnce: HTTPTransport, @unchecked Sendable {
             let calls = Locked(0)
             func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-                if calls.withLock({ $0 += 1; return $0 }) == 1 { throw .cannotConnect("refused") }
+                if calls.withLock({
+                    $0 += 1; return $0
+                }) == 1 {
+                    throw .cannotConnect("refused")
+                }
                 return HTTPResponse(status: 200, headers: [], body: [])
             }
             func shutdown() {}

@@ -98,8 +98,9 @@ import Testing
         settings.deviceID = "wrong-clock-device"
         settings.requestsPerSecond = 0
         settings.pollIntervalMillis = 1_000
-        let enabler = try AccessEnabler(settings: settings, transport: CurlTransport(options: .init()),
-                                        clock: ManualClock(localClock, realSleeps: true))
+        let enabler = try AccessEnabler(
+            settings: settings, transport: CurlTransport(options: .init()),
+            clock: ManualClock(localClock, realSleeps: true))
         enabler.delegate = recorder
         enabler.statusDelegate = recorder
         return enabler

@@ -95,10 +95,15 @@ import Testing
             case .enhanced(let error, let status):
                 #expect(status == example.status)
                 #expect(!error.code.isEmpty)
-                #expect(error.code == String(describing: (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["code"] ?? ""))
+                #expect(
+                    error.code == String(describing: (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["code"] ?? "")
+                )
             case .registration(let code, _):
-                #expect(["invalid_request", "invalid_client", "invalid_software_statement", "unapproved_software_statement",
-                         "unsupported_grant_type", "unauthorized_client", "invalid_redirect_uri"].contains(code))
+                #expect(
+                    [
+                        "invalid_request", "invalid_client", "invalid_software_statement", "unapproved_software_statement",
+                        "unsupported_grant_type", "unauthorized_client", "invalid_redirect_uri",
+                    ].contains(code))
             default:
                 Issue.record("\(example.id): error answer not recognised")
             }
@@ -109,10 +114,12 @@ import Testing
     /// trailing comma) or refused with the named "server_response_format_unknown" error.
     @Test(arguments: examples.filter { !$0.parsesRaw && $0.raw != nil })
     func unrepairedTyposAreReadOrNamed(_ example: Example) throws {
-        let response = HTTPResponse(status: example.status, headers: [("Content-Type", example.contentType)],
-                                    body: Array(example.raw!.utf8))
-        let repaired = HTTPResponse(status: example.status, headers: [("Content-Type", example.contentType)],
-                                    body: JSON.data(try #require(example.repaired)))
+        let response = HTTPResponse(
+            status: example.status, headers: [("Content-Type", example.contentType)],
+            body: Array(example.raw!.utf8))
+        let repaired = HTTPResponse(
+            status: example.status, headers: [("Content-Type", example.contentType)],
+            body: JSON.data(try #require(example.repaired)))
         do {
             #expect(try Self.decode(example.endpoint, response) == (try Self.decode(example.endpoint, repaired)))
         } catch {
@@ -121,10 +128,14 @@ import Testing
     }
 
     @Test func timestampsAndAttributeValuesOfEveryShapeAreRead() throws {
-        let body = #"{"profiles":{"TempPass":{"notBefore":"1697718650206","notAfter":1697718710206,"issuer":"Adobe","type":"temporary","attributes":{"expiration_date":{"value":1697718710206,"state":"plain"},"used_assets":{"value":["a","b"],"state":"plain"},"userID":{"value":"x","state":"plain"}}}}}"#
+        let body =
+            #"{"profiles":{"TempPass":{"notBefore":"1697718650206","notAfter":1697718710206,"issuer":"Adobe","type":"temporary","attributes":{"expiration_date":{"value":1697718710206,"state":"plain"},"used_assets":{"value":["a","b"],"state":"plain"},"userID":{"value":"x","state":"plain"}}}}}"#
         let profiles = try RequestExecutor.decode(
-            ProfilesAnswer.self, from: HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                                                    body: Array(body.utf8)), operation: "profiles").profiles
+            ProfilesAnswer.self,
+            from: HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(body.utf8)), operation: "profiles"
+        ).profiles
         #expect(profiles.count == 1)
         #expect(profiles[0].notBefore == 1_697_718_650_206)
         #expect(profiles[0].attributes["used_assets"]?.value == ["a", "b"])

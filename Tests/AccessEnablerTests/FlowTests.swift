@@ -66,9 +66,12 @@ import Testing
         try enabler.checkAuthentication()
         try enabler.getAuthorization("R1")
         try await recorder.wait { if case .tokenFailed = $0 { true } else { false } }
-        #expect(recorder.main == [.status("CFG400"), .requestorComplete(0),
-                                  .authenticationStatus(0, "User Not Authenticated Error"),
-                                  .tokenFailed("R1", "Generic Authorization Error", "setRequestor did not complete successfully.")])
+        #expect(
+            recorder.main == [
+                .status("CFG400"), .requestorComplete(0),
+                .authenticationStatus(0, "User Not Authenticated Error"),
+                .tokenFailed("R1", "Generic Authorization Error", "setRequestor did not complete successfully."),
+            ])
         #expect(throws: AccessEnablerError.noRequestor()) { try enabler.checkAuthentication() }
     }
 
@@ -106,8 +109,11 @@ import Testing
         let enabler = try client()
         try await ready(enabler)
         try await login(enabler)
-        #expect(recorder.main == [.requestorComplete(1), .dialog(["Cablevision", "Dish"]), .status("REGCODE"),
-                                  .authenticationStatus(1, "")])
+        #expect(
+            recorder.main == [
+                .requestorComplete(1), .dialog(["Cablevision", "Dish"]), .status("REGCODE"),
+                .authenticationStatus(1, ""),
+            ])
         let tracking = recorder.all.compactMap { entry -> (Int32, [String])? in
             if case .tracking(let event, let data) = entry { (event, data) } else { nil }
         }
@@ -240,11 +246,12 @@ import Testing
         try enabler.getMetadata(MetadataKey(opCode: MetadataKey.authorization, resourceID: "LIVE"))
         try await recorder.waitCount(6) { if case .metadata = $0 { true } else { false } }
         let metadata = recorder.all.filter { if case .metadata = $0 { true } else { false } }
-        #expect(metadata == [
-            .metadata(.int(adobe.profileNotAfter), false, 0), .metadata(.string("device-1"), false, 2),
-            .metadata(.array(["10001"]), false, 3), .metadata(.string("c2VjcmV0"), true, 3),
-            .metadata(.string("Cablevision"), false, 3), .metadata(nil, false, 1),
-        ])
+        #expect(
+            metadata == [
+                .metadata(.int(adobe.profileNotAfter), false, 0), .metadata(.string("device-1"), false, 2),
+                .metadata(.array(["10001"]), false, 3), .metadata(.string("c2VjcmV0"), true, 3),
+                .metadata(.string("Cablevision"), false, 3), .metadata(nil, false, 1),
+            ])
     }
 
     @Test func anExpiredProfileIsNotAuthenticated() async throws {
@@ -274,33 +281,42 @@ import Testing
         let sessionAnswers = Locked<[String]>([])
         adobe.override = { [adobe] request in
             func answer(_ body: [String: Any]) -> HTTPResponse {
-                HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                             body: Array(try! JSONSerialization.data(withJSONObject: body)))
+                HTTPResponse(
+                    status: 200, headers: [("Content-Type", "application/json")],
+                    body: Array(try! JSONSerialization.data(withJSONObject: body)))
             }
             let path = request.url.replacingOccurrences(of: "http://127.0.0.1:9/api/v2/REF30", with: "")
             let body = String(decoding: request.body ?? [], as: UTF8.self)
             switch (request.method, path) {
             case ("POST", "/sessions"):
                 sessionAnswers.withLock { $0.append("create:" + body) }
-                return answer(["actionName": "resume", "actionType": "direct", "reasonType": "none", "code": "RES1234",
-                               "missingParameters": ["domain"], "sessionId": "s", "serviceProvider": "REF30"])
+                return answer([
+                    "actionName": "resume", "actionType": "direct", "reasonType": "none", "code": "RES1234",
+                    "missingParameters": ["domain"], "sessionId": "s", "serviceProvider": "REF30",
+                ])
             case ("POST", "/sessions/RES1234"):
                 let round = sessionAnswers.withLock { answers -> Int in
                     answers.append("resume:" + body)
                     return answers.filter { $0.hasPrefix("resume") }.count
                 }
                 if round == 1 {
-                    return answer(["actionName": "retry", "actionType": "direct", "reasonType": "none", "code": "RES1234",
-                                   "sessionId": "s", "serviceProvider": "REF30"])
+                    return answer([
+                        "actionName": "retry", "actionType": "direct", "reasonType": "none", "code": "RES1234",
+                        "sessionId": "s", "serviceProvider": "REF30",
+                    ])
                 }
                 adobe.openSession(code: "RES1234", mvpd: "Cablevision")
-                return answer(["actionName": "authenticate", "actionType": "interactive", "reasonType": "none",
-                               "code": "RES1234", "url": "/api/v2/authenticate/REF30/RES1234", "sessionId": "s",
-                               "serviceProvider": "REF30", "notAfter": "4102444800000"])
+                return answer([
+                    "actionName": "authenticate", "actionType": "interactive", "reasonType": "none",
+                    "code": "RES1234", "url": "/api/v2/authenticate/REF30/RES1234", "sessionId": "s",
+                    "serviceProvider": "REF30", "notAfter": "4102444800000",
+                ])
             case ("GET", "/sessions/RES1234"):
                 sessionAnswers.withLock { $0.append("retrieve") }
-                return answer(["existingParameters": ["mvpd": "Cablevision"], "missingParameters": ["redirectUrl"],
-                               "device": [:], "notBefore": "0", "notAfter": "4102444800000"])
+                return answer([
+                    "existingParameters": ["mvpd": "Cablevision"], "missingParameters": ["redirectUrl"],
+                    "device": [:], "notBefore": "0", "notAfter": "4102444800000",
+                ])
             default:
                 return nil
             }
@@ -308,10 +324,11 @@ import Testing
         let enabler = try client()
         try await ready(enabler)
         try await login(enabler)
-        #expect(sessionAnswers.withLock { $0 } == [
-            "create:mvpd=Cablevision&domainName=adobe.com&redirectUrl=adobepass%3A%2F%2Fandroid.app",
-            "resume:domainName=adobe.com", "retrieve", "resume:redirectUrl=adobepass%3A%2F%2Fandroid.app",
-        ])
+        #expect(
+            sessionAnswers.withLock { $0 } == [
+                "create:mvpd=Cablevision&domainName=adobe.com&redirectUrl=adobepass%3A%2F%2Fandroid.app",
+                "resume:domainName=adobe.com", "retrieve", "resume:redirectUrl=adobepass%3A%2F%2Fandroid.app",
+            ])
         #expect(recorder.status("REGCODE")?.extras["code"] == "RES1234")
     }
 }

@@ -7,18 +7,24 @@
 import Foundation
 import Testing
 
-private let configuration = RequestorConfiguration(requestorID: "REF30", domains: ["adobe.com"], mvpds: [
-    { var mvpd = MVPD(id: "Comcast_SSO", displayName: "Xfinity"); mvpd.platformMappingId = "Comcast"; mvpd.enablePlatformServices = true; return mvpd }(),
-    MVPD(id: "DTV", displayName: "DirecTV"),
-])
+private let configuration = RequestorConfiguration(
+    requestorID: "REF30", domains: ["adobe.com"],
+    mvpds: [
+        {
+            var mvpd = MVPD(id: "Comcast_SSO", displayName: "Xfinity"); mvpd.platformMappingId = "Comcast";
+            mvpd.enablePlatformServices = true; return mvpd
+        }(),
+        MVPD(id: "DTV", displayName: "DirecTV"),
+    ])
 
 private func profile(_ mvpd: String, type: String = "regular", notAfter: Int64 = 10_000) -> Profile {
     Profile(mvpd: mvpd, notBefore: 0, notAfter: notAfter, issuer: type == "appleSSO" ? "Apple" : mvpd, type: type, attributes: [:])
 }
 
-private func status(_ access: PartnerAccessStatus = .granted, provider: String? = "Comcast", expiry: Int64? = 5_000,
-                    error: PartnerError? = nil, source: PartnerStatus.ErrorSource = .permission) -> PartnerStatus
-{
+private func status(
+    _ access: PartnerAccessStatus = .granted, provider: String? = "Comcast", expiry: Int64? = 5_000,
+    error: PartnerError? = nil, source: PartnerStatus.ErrorSource = .permission
+) -> PartnerStatus {
     PartnerStatus(access: PartnerAccess(access), providerID: provider, expirationDate: expiry, error: error, errorSource: source)
 }
 
@@ -32,9 +38,11 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
     @Test func aPartnerProfileNeedsAUsableStatusNamingItsMVPD() {
         let sso = profile("Comcast_SSO", type: "appleSSO")
         #expect(ProfileUse.isUsable(sso, at: 1_000, partner: status(), configuration: configuration))
-        for lapsed in [status(.denied), status(.notDetermined), status(.restricted), status(provider: nil),
-                       status(expiry: nil), status(expiry: 1_000), status(provider: "Unknown"),
-                       status(error: PartnerError(.serviceUnavailable))] {
+        for lapsed in [
+            status(.denied), status(.notDetermined), status(.restricted), status(provider: nil),
+            status(expiry: nil), status(expiry: 1_000), status(provider: "Unknown"),
+            status(error: PartnerError(.serviceUnavailable)),
+        ] {
             #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: lapsed, configuration: configuration), "\(lapsed)")
         }
         #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: nil, configuration: configuration))
@@ -43,10 +51,14 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
 
     @Test func theCurrentProfileSkipsAnUnusablePartnerProfile() {
         let profiles = [profile("Comcast_SSO", type: "appleSSO", notAfter: 50_000), profile("DTV", notAfter: 20_000)]
-        #expect(ProfileUse.current(profiles, selected: "Comcast_SSO", at: 1_000, partner: status(),
-                                   configuration: configuration)?.mvpd == "Comcast_SSO")
-        #expect(ProfileUse.current(profiles, selected: "Comcast_SSO", at: 1_000, partner: status(.denied),
-                                   configuration: configuration)?.mvpd == "DTV")
+        #expect(
+            ProfileUse.current(
+                profiles, selected: "Comcast_SSO", at: 1_000, partner: status(),
+                configuration: configuration)?.mvpd == "Comcast_SSO")
+        #expect(
+            ProfileUse.current(
+                profiles, selected: "Comcast_SSO", at: 1_000, partner: status(.denied),
+                configuration: configuration)?.mvpd == "DTV")
         #expect(ProfileUse.current([profiles[0]], selected: nil, at: 1_000, partner: nil, configuration: configuration) == nil)
     }
 }
@@ -70,8 +82,10 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
     }
 
     @Test func thePlatformsErrorsAreCarriedOnTheSideThatFailed() throws {
-        let permission = try decoded(status(.notDetermined, provider: nil, expiry: nil,
-                                            error: PartnerError(.serviceUnavailable, detail: "daemon down")))
+        let permission = try decoded(
+            status(
+                .notDetermined, provider: nil, expiry: nil,
+                error: PartnerError(.serviceUnavailable, detail: "daemon down")))
         #expect(permission["frameworkPermissionInfo"]?["error"] == ["code": "serviceTemporarilyUnavailable", "message": "daemon down"])
         #expect(permission["frameworkProviderInfo"]?["error"] == nil)
         let provider = try decoded(status(error: PartnerError(.rejected), source: .provider))
@@ -87,8 +101,9 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
     func refusalsAreNamedAsAdobeNamesThem(_ access: PartnerAccessStatus, _ code: String) {
         #expect(status(access).refusalCode(at: 0, configuration: configuration) == code)
         #expect(status().refusalCode(at: 0, configuration: configuration) == nil)
-        #expect(status(provider: "Unknown").refusalCode(at: 0, configuration: configuration)
-            == "invalid_header_pfs_provider_id_not_determined")
+        #expect(
+            status(provider: "Unknown").refusalCode(at: 0, configuration: configuration)
+                == "invalid_header_pfs_provider_id_not_determined")
         #expect(status(expiry: 1).refusalCode(at: 2, configuration: configuration) == "invalid_header_pfs_provider_info_expired")
     }
 }
@@ -113,8 +128,11 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
 
     @Test func partnerRefusalsAndUnknownAuthenticationCodes() {
         #expect(StatusCatalog.isPartnerStatusRefusal(EnhancedError(status: 400, code: "invalid_header_pfs_provider_id_mismatch")))
-        #expect(!StatusCatalog.needsAuthentication(EnhancedError(status: 400, code: "invalid_header_pfs_provider_id_mismatch",
-                                                                 action: "authentication")))
+        #expect(
+            !StatusCatalog.needsAuthentication(
+                EnhancedError(
+                    status: 400, code: "invalid_header_pfs_provider_id_mismatch",
+                    action: "authentication")))
         #expect(StatusCatalog.needsAuthentication(EnhancedError(status: 403, code: "new_code", action: "authentication")))
         #expect(!StatusCatalog.needsAuthentication(EnhancedError(status: 403, code: "new_code", action: "none")))
     }
@@ -168,8 +186,10 @@ private func status(_ access: PartnerAccessStatus = .granted, provider: String? 
         #expect(Limits.epochMillis.contains(profile.notAfter) && Limits.epochMillis.contains(profile.notBefore))
     }
 
-    @Test(arguments: [("9223372036854775807", 60), ("18446744073709551616", 1), ("-5", 1), ("0", 1), ("abc", 1),
-                      ("Wed, 21 Oct 2015 07:28:00 GMT", 1), ("30", 30), (" 7 ", 7)])
+    @Test(arguments: [
+        ("9223372036854775807", 60), ("18446744073709551616", 1), ("-5", 1), ("0", 1), ("abc", 1),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 1), ("30", 30), (" 7 ", 7),
+    ])
     func throttleWaitsAreBounded(_ header: String, _ seconds: Int64) {
         let response = HTTPResponse(status: 429, headers: [("Retry-After", header)])
         #expect(Backoff.throttleWait(response) == seconds * 1_000)
@@ -223,10 +243,12 @@ private final class FixedTimeoutPartner: PartnerFramework, @unchecked Sendable {
     }
 
     @Test func numbersOfSwiftSettingsAreChecked() {
-        for change: (inout Settings) -> Void in [{ $0.requestsPerSecond = .nan }, { $0.requestsPerSecond = .infinity },
-                                                { $0.pollIntervalMillis = -1 }, { $0.preauthorizeLimit = 0 },
-                                                { $0.requestTimeoutMillis = -5 }, { $0.cacheMaxAgeMillis = -1 },
-                                                { $0.redirectURL = "adobepass://x\r\nInjected: 1" }] {
+        for change: (inout Settings) -> Void in [
+            { $0.requestsPerSecond = .nan }, { $0.requestsPerSecond = .infinity },
+            { $0.pollIntervalMillis = -1 }, { $0.preauthorizeLimit = 0 },
+            { $0.requestTimeoutMillis = -5 }, { $0.cacheMaxAgeMillis = -1 },
+            { $0.redirectURL = "adobepass://x\r\nInjected: 1" },
+        ] {
             var settings = Settings.test()
             change(&settings)
             #expect(settings.validate() != nil)
@@ -278,8 +300,9 @@ private final class Capture: HTTPTransport, @unchecked Sendable {
     func aHeaderValueWithAControlCharacterNeverReachesTheTransport(_ value: String) async {
         let transport = Capture()
         let executor = RequestExecutor(transport: transport, requestsPerSecond: 0, logger: .silent)
-        let request = HTTPRequest(method: "GET", url: "https://sp.auth.adobe.com/api/v2/REF30/configuration",
-                                  headers: [("AP-Visitor-Identifier", value)])
+        let request = HTTPRequest(
+            method: "GET", url: "https://sp.auth.adobe.com/api/v2/REF30/configuration",
+            headers: [("AP-Visitor-Identifier", value)])
         await #expect(throws: ServiceError.self) { _ = try await executor.send(request, operation: "test") }
         #expect(transport.sent.withLock { $0.isEmpty })
     }
@@ -287,8 +310,10 @@ private final class Capture: HTTPTransport, @unchecked Sendable {
     @Test func aHeaderNameThatIsNoTokenOrAURLWithASpaceIsNotSent() async {
         let transport = Capture()
         let executor = RequestExecutor(transport: transport, requestsPerSecond: 0, logger: .silent)
-        for request in [HTTPRequest(method: "GET", url: "https://x/a", headers: [("Bad Name", "v")]),
-                        HTTPRequest(method: "GET", url: "https://x/a b"), HTTPRequest(method: "GET", url: "https://x/a\r\n")] {
+        for request in [
+            HTTPRequest(method: "GET", url: "https://x/a", headers: [("Bad Name", "v")]),
+            HTTPRequest(method: "GET", url: "https://x/a b"), HTTPRequest(method: "GET", url: "https://x/a\r\n"),
+        ] {
             await #expect(throws: ServiceError.self) { _ = try await executor.send(request, operation: "test") }
         }
         #expect(transport.sent.withLock { $0.isEmpty })
@@ -303,7 +328,9 @@ private final class Capture: HTTPTransport, @unchecked Sendable {
         let seen = Locked<[String]>([])
         let logger = Locked<Logger?>(nil)
         let sink: Logger.Sink = { _, message in
-            let nested = depth.withLock { $0 += 1; return $0 }
+            let nested = depth.withLock {
+                $0 += 1; return $0
+            }
             #expect(nested == 1)  // never re-entered
             seen.withLock { $0.append(message) }
             if message.hasPrefix("outer") { logger.withLock { $0 }?.info("inner of \(message)") }

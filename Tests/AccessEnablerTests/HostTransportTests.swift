@@ -63,9 +63,11 @@ final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
         try await enabler.async.setRequestor("REF30")
         #expect(transport.sent.withLock { $0 } == 4)  // register, token, configuration, profiles
-        try await enabler.async.getAuthentication(selectProvider: { _ in "Spectrum" }, showCode: { code in
-            _ = try? await emulator.control("POST", "login", ["code": code.code])
-        })
+        try await enabler.async.getAuthentication(
+            selectProvider: { _ in "Spectrum" },
+            showCode: { code in
+                _ = try? await emulator.control("POST", "login", ["code": code.code])
+            })
         let token = try await enabler.async.getAuthorization("LIVE")
         #expect(Data(base64Encoded: token) != nil)
         try await enabler.async.logout()

@@ -13,35 +13,59 @@ import Testing
     let recorder = Recorder()
 
     private static func json(_ status: Int, _ body: Any) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "application/json;charset=UTF-8")],
-                     body: Array(try! JSONSerialization.data(withJSONObject: body)))
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json;charset=UTF-8")],
+            body: Array(try! JSONSerialization.data(withJSONObject: body)))
     }
 
     /// Comcast_SSO with platform SSO; an Apple SSO profile once the partner session is asked.
     private func scriptAdobe(notAfter: Int64) {
-        let profile: [String: Any] = ["notBefore": 0, "notAfter": notAfter, "issuer": "Apple", "type": "appleSSO",
-                                      "attributes": ["userID": ["value": "sim-comcast", "state": "plain"]]]
+        let profile: [String: Any] = [
+            "notBefore": 0, "notAfter": notAfter, "issuer": "Apple", "type": "appleSSO",
+            "attributes": ["userID": ["value": "sim-comcast", "state": "plain"]],
+        ]
         let exchanged = Locked(false)
         adobe.override = { request in
             let path = request.url.split(separator: "?")[0]
             if path.hasSuffix("/configuration") {
-                return Self.json(200, ["requestor": ["id": "REF30", "domains": [["name": "adobe.com"]], "mvpds": [
-                    ["id": "Comcast_SSO", "displayName": "Xfinity", "enablePlatformServices": true,
-                     "displayInPlatformPicker": true, "boardingStatus": "SUPPORTED", "platformMappingId": "Comcast"],
-                ]]])
+                return Self.json(
+                    200,
+                    [
+                        "requestor": [
+                            "id": "REF30", "domains": [["name": "adobe.com"]],
+                            "mvpds": [
+                                [
+                                    "id": "Comcast_SSO", "displayName": "Xfinity", "enablePlatformServices": true,
+                                    "displayInPlatformPicker": true, "boardingStatus": "SUPPORTED", "platformMappingId": "Comcast",
+                                ]
+                            ],
+                        ]
+                    ])
             }
             if path.hasSuffix("/profiles") {
                 return Self.json(200, ["profiles": exchanged.withLock { $0 } ? ["Comcast_SSO": profile] : [:]])
             }
             if path.contains("/sessions/sso/") {
                 exchanged.withLock { $0 = true }
-                return Self.json(200, ["actionName": "authorize", "actionType": "direct", "reasonType": "authenticatedSSO",
-                                       "mvpd": "Comcast_SSO"])
+                return Self.json(
+                    200,
+                    [
+                        "actionName": "authorize", "actionType": "direct", "reasonType": "authenticatedSSO",
+                        "mvpd": "Comcast_SSO",
+                    ])
             }
             if path.hasSuffix("/profiles/Comcast_SSO") { return Self.json(200, ["profiles": ["Comcast_SSO": profile]]) }
             if path.contains("/decisions/authorize/") {
-                return Self.json(200, ["decisions": [["resource": "LIVE", "authorized": true,
-                                                      "token": ["serializedToken": "PHRva2VuLz4="]]]])
+                return Self.json(
+                    200,
+                    [
+                        "decisions": [
+                            [
+                                "resource": "LIVE", "authorized": true,
+                                "token": ["serializedToken": "PHRva2VuLz4="],
+                            ]
+                        ]
+                    ])
             }
             return nil
         }

@@ -48,8 +48,9 @@ import Testing
         #expect(PartnerStatus(access: PartnerAccess(.denied), providerID: "CV").problem(at: 0, configuration: nil) != nil)
         #expect(PartnerStatus(access: PartnerAccess(.granted)).problem(at: 0, configuration: nil) != nil)  // no provider
         #expect(PartnerStatus(access: PartnerAccess(.granted), providerID: "XX").problem(at: 0, configuration: configuration) != nil)
-        #expect(PartnerStatus(access: PartnerAccess(.granted), providerID: "CV", error: PartnerError(.timeout))
-            .problem(at: 0, configuration: configuration) != nil)
+        #expect(
+            PartnerStatus(access: PartnerAccess(.granted), providerID: "CV", error: PartnerError(.timeout))
+                .problem(at: 0, configuration: configuration) != nil)
     }
 
     @Test func pickerProvidersFollowTheFilterRules() {
@@ -60,9 +61,11 @@ import Testing
             mvpd.displayInPlatformPicker = picker
             return mvpd
         }
-        let configuration = RequestorConfiguration(requestorID: "R", domains: [], mvpds: [
-            sso("A", "pa"), MVPD(id: "B", displayName: "B"), sso("C", "pc"), sso("D", "pd", picker: false),
-        ])
+        let configuration = RequestorConfiguration(
+            requestorID: "R", domains: [],
+            mvpds: [
+                sso("A", "pa"), MVPD(id: "B", displayName: "B"), sso("C", "pc"), sso("D", "pd", picker: false),
+            ])
         #expect(configuration.pickerProviders(filter: nil).supported == ["pa", "pc"])
         // Order kept, non-SSO ignored, featured must also be in TV_PROVIDERS.
         let filtered = configuration.pickerProviders(filter: [
@@ -77,8 +80,9 @@ import Testing
 
     @Test func samlIssuerPerEnvironment() {
         #expect(RequestorConfiguration.samlIssuer(forBaseURL: "https://sp.auth.adobe.com") == "https://saml.sp.auth.adobe.com")
-        #expect(RequestorConfiguration.samlIssuer(forBaseURL: "https://sp.auth-staging.adobe.com")
-            == "https://saml.sp.auth-staging.adobe.com")
+        #expect(
+            RequestorConfiguration.samlIssuer(forBaseURL: "https://sp.auth-staging.adobe.com")
+                == "https://saml.sp.auth-staging.adobe.com")
     }
 
     /// The Swift simulator's SAML is byte for byte the Python one (the emulator checks responses
@@ -104,8 +108,9 @@ import Testing
         let python = try #require(try JSONSerialization.jsonObject(with: data) as? [String: String])
         #expect(SimulatedSAML.requestID(ofBase64: python["request"]!) == "_req-1")
         #expect(python["id"] == "_req-1")
-        #expect(SimulatedSAML.response(requestID: "_req&1", providerID: "Cable\"vision", attributeNames: ["uid", "zip", "NameID"])
-            == python["response"])
+        #expect(
+            SimulatedSAML.response(requestID: "_req&1", providerID: "Cable\"vision", attributeNames: ["uid", "zip", "NameID"])
+                == python["response"])
     }
 }
 

@@ -42,8 +42,9 @@ import Testing
     }
 
     func profile(_ mvpd: String, _ user: String = "u") -> Profile {
-        Profile(mvpd: mvpd, notBefore: 0, notAfter: 4_102_444_800_000, issuer: mvpd, type: "regular",
-                attributes: ["userID": ProfileAttribute(value: .string(user))])
+        Profile(
+            mvpd: mvpd, notBefore: 0, notAfter: 4_102_444_800_000, issuer: mvpd, type: "regular",
+            attributes: ["userID": ProfileAttribute(value: .string(user))])
     }
 
     // MARK: Migrations
@@ -192,7 +193,9 @@ import Testing
             _ = try store.deviceID { "d" }
         }
         try sqlite(path, "CREATE INDEX by_device ON device(device_id)")
-        try sqlite(path, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE INDEX by_device ON device(id)' WHERE name = 'by_device';")
+        try sqlite(
+            path,
+            "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE INDEX by_device ON device(id)' WHERE name = 'by_device';")
         #expect(try TokenStore(path: path, app: app.app, check: .quick).openStatus == .opened)
         let store = try TokenStore(path: path, app: app.app, check: .all)
         #expect(store.openStatus == .recovered)
@@ -278,8 +281,9 @@ import Testing
                 group.addTask {
                     let store = try TokenStore(path: path, app: app.app, sealer: Sealer(key: key))
                     for item in 0..<50 {
-                        try store.saveAuthorizationExpiry(app, requestor: "R", mvpd: "M", resource: "w\(writer)-\(item)",
-                                                          notAfter: Int64(item))
+                        try store.saveAuthorizationExpiry(
+                            app, requestor: "R", mvpd: "M", resource: "w\(writer)-\(item)",
+                            notAfter: Int64(item))
                         try store.saveProfile(app, requestor: "R\(writer)", deviceID: "d", profile("M\(item % 5)"))
                     }
                 }
@@ -315,9 +319,11 @@ import Testing
         #expect(HTTPDate.parse(Self.serverDate) == Self.serverNow / 1000)
         #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
         #expect(HTTPDate.parse("Tue, 29 Feb 2028 23:59:59 GMT") == 1_835_481_599)
-        for bad in ["", "Sun, 22 Nov 2026 12:00:00 UTC", "Sunday, 22-Nov-26 12:00:00 GMT", "Sun Nov 22 12:00:00 2026",
-                    "Sun, 22 Nov 2026 24:00:00 GMT", "Sun, +2 Nov 2026 12:00:00 GMT", "Sun, 22 Foo 2026 12:00:00 GMT",
-                    "Sun, 22 Nov 2026 12:00:0x GMT"] {
+        for bad in [
+            "", "Sun, 22 Nov 2026 12:00:00 UTC", "Sunday, 22-Nov-26 12:00:00 GMT", "Sun Nov 22 12:00:00 2026",
+            "Sun, 22 Nov 2026 24:00:00 GMT", "Sun, +2 Nov 2026 12:00:00 GMT", "Sun, 22 Foo 2026 12:00:00 GMT",
+            "Sun, 22 Nov 2026 12:00:0x GMT",
+        ] {
             #expect(HTTPDate.parse(bad) == nil, "\(bad)")
         }
     }

@@ -49,8 +49,9 @@ import Testing
     }
 
     func profile(_ mvpd: String, _ user: String = "u") -> Profile {
-        Profile(mvpd: mvpd, notBefore: 0, notAfter: 4_102_444_800_000, issuer: mvpd, type: "regular",
-                attributes: ["userID": ProfileAttribute(value: .string(user))])
+        Profile(
+            mvpd: mvpd, notBefore: 0, notAfter: 4_102_444_800_000, issuer: mvpd, type: "regular",
+            attributes: ["userID": ProfileAttribute(value: .string(user))])
     }
 
     func mode(_ path: String) -> mode_t {
@@ -78,8 +79,10 @@ import Testing
         try sqlite(path, "UPDATE clients SET client_secret = 'forged-secret'")
         try sqlite(path, "UPDATE access_tokens SET token = 'forged-token'")
         try sqlite(path, "UPDATE profiles SET body = ?", [JSON.text(profile("M", "forged-user"))])
-        try sqlite(path, "INSERT INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, 'v2', 'R', 'F', 'd', ?, 4102444800000)",
-                   [app.app, JSON.text(profile("F", "forged-user"))])
+        try sqlite(
+            path,
+            "INSERT INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, 'v2', 'R', 'F', 'd', ?, 4102444800000)",
+            [app.app, JSON.text(profile("F", "forged-user"))])
         for _ in 0..<2 {
             #expect(try store.credentials(app) == nil)
             #expect(try store.accessToken(app, clientID: "id") == nil)
@@ -138,8 +141,10 @@ import Testing
             try store.saveProfile(app, requestor: "R", deviceID: "d", profile("A", "user-a"))
         }
         try sqlite(path, "DELETE FROM app_keys")
-        try sqlite(path, "INSERT INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, 'v2', 'R', 'F', 'd', ?, 4102444800000)",
-                   [app.app, JSON.text(profile("F", "forged-user"))])
+        try sqlite(
+            path,
+            "INSERT INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, 'v2', 'R', 'F', 'd', ?, 4102444800000)",
+            [app.app, JSON.text(profile("F", "forged-user"))])
         let lines = Lines()
         let store = try TokenStore(path: path, app: app.app, sealer: Sealer(key: key), logger: lines.logger)
         #expect(try store.profiles(app, requestor: "R", deviceID: "d").profiles.map(\.mvpd) == ["A"])

@@ -60,9 +60,11 @@ import Testing
 
     @Test func profileSyncKeepsWhatGetProfilesDoesNotList() {
         let adobe = [profile("regular", mvpd: "Cablevision")]
-        let stored = [profile("regular", mvpd: "Gone"), profile("temporary", mvpd: "TempPass", notAfter: 10),
-                      profile("degraded", mvpd: "Down"), profile("degraded", mvpd: "Old", notAfter: 10),
-                      profile("temporary", mvpd: "Cablevision")]
+        let stored = [
+            profile("regular", mvpd: "Gone"), profile("temporary", mvpd: "TempPass", notAfter: 10),
+            profile("degraded", mvpd: "Down"), profile("degraded", mvpd: "Old", notAfter: 10),
+            profile("temporary", mvpd: "Cablevision"),
+        ]
         let merged = ProfileSync.merged(adobe, stored: stored, now: 1_000)
         // Adobe's answer wins; logged-out regular and expired degraded profiles go; TempPass stays (over: N111).
         #expect(merged.map(\.mvpd) == ["Cablevision", "TempPass", "Down"])
@@ -82,12 +84,18 @@ import Testing
             if let decisions = body["decisions"] as? [[String: Any]] {
                 for decision in try JSON.decode(DecisionsAnswer.self, from: Array(data)).decisions
                 where decision.source == "temppass" || decision.source == "degradation" {
-                    let status = decision.authorized ? StatusCatalog.authorized(source: decision.source, mvpd: "M")
+                    let status =
+                        decision.authorized
+                        ? StatusCatalog.authorized(source: decision.source, mvpd: "M")
                         : StatusCatalog.authorizationDenial(decision.error)
-                    let expected = decision.authorized ? (decision.source == "temppass" ? "Z011" : "Z010")
-                        : ["authorization_denied_by_degradation_rule": "Z169",
-                           "invalid_configuration_temporary_access": "Z500",
-                           "invalid_header_identity_for_temporary_access": "Z500"][decision.error?.code ?? ""] ?? "N111"
+                    let expected =
+                        decision.authorized
+                        ? (decision.source == "temppass" ? "Z011" : "Z010")
+                        : [
+                            "authorization_denied_by_degradation_rule": "Z169",
+                            "invalid_configuration_temporary_access": "Z500",
+                            "invalid_header_identity_for_temporary_access": "Z500",
+                        ][decision.error?.code ?? ""] ?? "N111"
                     #expect(status?.errorID == expected, "\(item["id"] ?? "") \(decisions.count)")
                     named += 1
                 }

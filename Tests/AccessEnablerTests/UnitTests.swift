@@ -26,16 +26,20 @@ import Testing
 }
 
 @Suite struct SettingsTests {
-    @Test(arguments: ["https://sp.auth.adobe.com", "http://127.0.0.1:8080", "http://localhost", "http://[::1]:9",
-                             "http://127.0.0.1/path?q=a@b", "http://LOCALHOST:65535/x#y@z", "https://sp.auth.adobe.com:443/api"])
+    @Test(arguments: [
+        "https://sp.auth.adobe.com", "http://127.0.0.1:8080", "http://localhost", "http://[::1]:9",
+        "http://127.0.0.1/path?q=a@b", "http://LOCALHOST:65535/x#y@z", "https://sp.auth.adobe.com:443/api",
+    ])
     func acceptedServiceURLs(_ url: String) { #expect(Settings.checkServiceURL(url) == nil) }
 
-    @Test(arguments: ["http://sp.auth.adobe.com", "ftp://x", "http://10.0.0.1", "https://", "http://127.evil.com",
-                             // F1 / F3 of Fuzz/FINDINGS.md: userinfo, malformed authorities, octal-looking octets.
-                             "http://localhost:80@example.com/", "http://[::1]@example.com/", "http://127.0.0.1:9@evil.example/x",
-                             "https://user@sp.auth.adobe.com", "http://[::1/:9", "http://[::1]x/", "http://localhost:abc/",
-                             "http://localhost:/", "http://localhost:70000", "http://127.0.0.08:9/", "http://127.0.0.1.",
-                             "http://local host/", "http://localhost\\@x/"])
+    @Test(arguments: [
+        "http://sp.auth.adobe.com", "ftp://x", "http://10.0.0.1", "https://", "http://127.evil.com",
+        // F1 / F3 of Fuzz/FINDINGS.md: userinfo, malformed authorities, octal-looking octets.
+        "http://localhost:80@example.com/", "http://[::1]@example.com/", "http://127.0.0.1:9@evil.example/x",
+        "https://user@sp.auth.adobe.com", "http://[::1/:9", "http://[::1]x/", "http://localhost:abc/",
+        "http://localhost:/", "http://localhost:70000", "http://127.0.0.08:9/", "http://127.0.0.1.",
+        "http://local host/", "http://localhost\\@x/",
+    ])
     func refusedServiceURLs(_ url: String) {
         #expect(Settings.checkServiceURL(url) != nil)
     }
@@ -43,13 +47,16 @@ import Testing
 
 @Suite struct StatusCatalogTests {
     @Test func registrationRefusalIsR400() {
-        let status = StatusCatalog.requestorFailure(CallFailure(.registration, .registration(code: "invalid_software_statement", httpStatus: 400)))
+        let status = StatusCatalog.requestorFailure(
+            CallFailure(.registration, .registration(code: "invalid_software_statement", httpStatus: 400)))
         #expect(status.errorID == "R400")
         #expect(status.enhancedError?.code == "invalid_software_statement")
     }
 
     @Test func tokenRefusalIsR401() {
-        #expect(StatusCatalog.requestorFailure(CallFailure(.accessToken, .registration(code: "unauthorized_client", httpStatus: 400))).errorID == "R401")
+        #expect(
+            StatusCatalog.requestorFailure(CallFailure(.accessToken, .registration(code: "unauthorized_client", httpStatus: 400))).errorID
+                == "R401")
     }
 
     @Test func networkFailuresAreCFG404AndTLSIsSEC420() {
@@ -94,8 +101,9 @@ import Testing
     }
 
     @Test func formEncodingEscapesReservedCharacters() {
-        #expect(Encoding.form([("redirectUrl", "https://a.b/c?d=e&f"), ("x", "a b+")])
-            == "redirectUrl=https%3A%2F%2Fa.b%2Fc%3Fd%3De%26f&x=a%20b%2B")
+        #expect(
+            Encoding.form([("redirectUrl", "https://a.b/c?d=e&f"), ("x", "a b+")])
+                == "redirectUrl=https%3A%2F%2Fa.b%2Fc%3Fd%3De%26f&x=a%20b%2B")
         #expect(Encoding.queryParameters(of: "adobepass://x?code=AB%20C&y") == ["code": "AB C", "y": ""])
     }
 

@@ -16,8 +16,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 @Suite struct V1AnswerTests {
     @Test func authenticationTokenWithExpiresAsAString() throws {
         // TAUTHN's JSON sample
-        let token = try decoded(V1AuthenticationToken.self,
-                                #"{"requestor":"sampleRequestor","mvpd":"sampleMvpdId","userId":"sampleUserId","expires":"1601114932000"}"#)
+        let token = try decoded(
+            V1AuthenticationToken.self,
+            #"{"requestor":"sampleRequestor","mvpd":"sampleMvpdId","userId":"sampleUserId","expires":"1601114932000"}"#)
         #expect(token == V1AuthenticationToken(mvpd: "sampleMvpdId", userID: "sampleUserId", expires: 1_601_114_932_000))
         let profile = token.profile
         #expect(profile.notAfter == 1_601_114_932_000 && profile.type == "regular" && profile.issuer == "sampleMvpdId")
@@ -30,7 +31,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func registrationRecordWithNumbers() throws {
         // REGCODE's current sample (numbers of ms)
-        let record = try decoded(V1RegistrationRecord.self, """
+        let record = try decoded(
+            V1RegistrationRecord.self,
+            """
             {"id":"ef5a79e8-7c8a-41d6-a45a-e378c6c7c8b5","code":"IYQD5JQ","requestor":"sampleRequestorId",
              "mvpd":"sampleMvpdId","generated":1704963921144,"expires":1704965721144,
              "info":{"deviceId":"c28tZGV2aWQtMDAz","authorizationType":"OAUTH2"}}
@@ -39,7 +42,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
     }
 
     @Test func mediaTokenKeepsItsSerializedTokenAsIs() throws {
-        let media = try decoded(V1MediaToken.self, """
+        let media = try decoded(
+            V1MediaToken.self,
+            """
             {"resource":"sampleResourceId","requestor":"sampleRequestorId","expires":"1348649614000",
              "serializedToken":"PHNpZ25hdH[...]","userId":"sampleScrambledUserId","mvpdId":"sampleMvpdId"}
             """)
@@ -48,7 +53,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func preauthorizeItemsWithEnhancedErrors() throws {
         // PRE's sample, plus a boolean sent as a string
-        let answer = try decoded(V1PreauthorizeAnswer.self, """
+        let answer = try decoded(
+            V1PreauthorizeAnswer.self,
+            """
             {"resources":[{"id":"TestStream1","authorized":true},
               {"id":"TestStream3","authorized":false,"error":{"status":403,"code":"authorization_denied_by_mvpd",
                "message":"User not authorized","details":"Your subscription package does not include the \\"TestStream3\\" channel.",
@@ -66,7 +73,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func userMetadataMarksEncryptedKeys() throws {
         // UMD's sample, plus tokenSource
-        let metadata = try decoded(V1UserMetadata.self, """
+        let metadata = try decoded(
+            V1UserMetadata.self,
+            """
             {"updated":1334243471,"encrypted":["householdID"],"data":{"zip":["12345","34567"],
              "maxRating":{"MPAA":"PG-13","VCHIP":"TV-Y"},"householdID":"3456","userID":"BgSdasf=","tokenSource":"Apple"}}
             """)
@@ -77,12 +86,15 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
     }
 
     @Test func mvpdListNestedLikeV2OrNot() throws {
-        let nested = try decoded(ConfigurationAnswer.self, """
+        let nested = try decoded(
+            ConfigurationAnswer.self,
+            """
             {"requestor":{"id":"REF30","name":"Reference","domains":["adobe.com"],"mvpds":[
               {"id":"ATT","displayName":"AT&T","enablePlatformServices":true,"boardingStatus":"SUPPORTED",
                "displayInPlatformPicker":true,"platformMappingId":"ATT","requiredMetadataFields":["userID","upstreamUserID"]},
               {"id":"TempPass","displayName":"Temp-Pass","isTempPass":true}]}}
-            """).configuration(requestorID: "REF30")
+            """
+        ).configuration(requestorID: "REF30")
         #expect(nested.domains == ["adobe.com"])
         #expect(nested.mvpds.map(\.id) == ["ATT", "TempPass"] && nested.mvpds[1].isTempPass)
         #expect(nested.mvpds[0].requiredMetadataFields == ["userID", "upstreamUserID"])
@@ -94,16 +106,26 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 @Suite struct V1ErrorTests {
     @Test func legacyJSONErrorsGetTheirEndpointsCodes() {
         let cases: [(V1Operation, Int, String, String, String)] = [
-            (.authorize, 403, #"{"status":403,"message":"User not authorized","details":"No ASFAFD"}"#,
-             "authorization_denied_by_mvpd", "none"),
-            (.authorize, 403, #"{"status":403,"message":"User not authenticated","details":null}"#,
-             "authentication_session_missing", "authentication"),
-            (.mediaToken, 403, #"{"status":403,"message":"Authentication token expired"}"#,
-             "authentication_session_expired", "authentication"),
-            (.mediaToken, 403, #"{"status":403,"message":"User not authorized","details":"call authorize"}"#,
-             "authorization_not_found", "authorization"),
-            (.preauthorize, 412, #"{"status":412,"message":"User not authenticated","details":null}"#,
-             "preauthorization_authentication_session_missing", "authentication"),
+            (
+                .authorize, 403, #"{"status":403,"message":"User not authorized","details":"No ASFAFD"}"#,
+                "authorization_denied_by_mvpd", "none"
+            ),
+            (
+                .authorize, 403, #"{"status":403,"message":"User not authenticated","details":null}"#,
+                "authentication_session_missing", "authentication"
+            ),
+            (
+                .mediaToken, 403, #"{"status":403,"message":"Authentication token expired"}"#,
+                "authentication_session_expired", "authentication"
+            ),
+            (
+                .mediaToken, 403, #"{"status":403,"message":"User not authorized","details":"call authorize"}"#,
+                "authorization_not_found", "authorization"
+            ),
+            (
+                .preauthorize, 412, #"{"status":412,"message":"User not authenticated","details":null}"#,
+                "preauthorization_authentication_session_missing", "authentication"
+            ),
             (.configuration, 400, #"{"status":400,"message":"Bad Request"}"#, "invalid_requestor", "none"),
             (.registrationCode, 400, #"{"status":"400","message":"Required 'deviceId' is not present"}"#, "http_400", "none"),
             (.logout, 500, #"{"status":500,"message":"Internal error"}"#, "internal_error", "none"),
@@ -122,10 +144,13 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func legacyXMLErrorIsReadWithItsEntities() {
         // REGCODE-OLD's XSD shape, as a V1 server answers by default
-        let body = #"<?xml version="1.0" encoding="UTF-8"?><error><status>403</status><message>User not authorized</message>"#
+        let body =
+            #"<?xml version="1.0" encoding="UTF-8"?><error><status>403</status><message>User not authorized</message>"#
             + #"<details>Your package does not include &quot;ASFAFD&quot; &amp; more</details></error>"#
-        guard case .enhanced(let error, 403) = V1Errors.failure(from: response(403, body, type: "application/xml"),
-                                                                operation: .authorize)
+        guard
+            case .enhanced(let error, 403) = V1Errors.failure(
+                from: response(403, body, type: "application/xml"),
+                operation: .authorize)
         else { Issue.record("not read"); return }
         #expect(error.code == "authorization_denied_by_mvpd" && error.message == "User not authorized")
         #expect(error.details == #"Your package does not include "ASFAFD" & more"#)
@@ -133,8 +158,10 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func enhancedErrorCodesAreReadAsTheyAre() {
         // EEC's V1 samples, JSON and XML
-        let json = #"{"action":"none","status":400,"code":"invalid_requestor","message":"The requestor parameter is missing or invalid.","trace":"8bcb17f9"}"#
-        let xml = "<error><action>retry</action><status>403</status><code>network_connection_timeout</code>"
+        let json =
+            #"{"action":"none","status":400,"code":"invalid_requestor","message":"The requestor parameter is missing or invalid.","trace":"8bcb17f9"}"#
+        let xml =
+            "<error><action>retry</action><status>403</status><code>network_connection_timeout</code>"
             + "<message>timeout</message><trace>abc</trace></error>"
         guard case .enhanced(let first, 400) = V1Errors.failure(from: response(400, json), operation: .configuration),
             case .enhanced(let second, 403) = V1Errors.failure(from: response(403, xml, type: "application/xml"), operation: .authorize)
@@ -144,10 +171,13 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
     }
 
     @Test func dcrErrorsStayDCRErrors() {
-        guard case .registration("access_denied", 401) = V1Errors.failure(from: response(401, #"{"error":"access_denied"}"#),
-                                                                          operation: .authorize),
-            case .registration("invalid_client", 403) = V1Errors.failure(from: response(403, #"{"error":"invalid_client"}"#),
-                                                                         operation: .mediaToken)
+        guard
+            case .registration("access_denied", 401) = V1Errors.failure(
+                from: response(401, #"{"error":"access_denied"}"#),
+                operation: .authorize),
+            case .registration("invalid_client", 403) = V1Errors.failure(
+                from: response(403, #"{"error":"invalid_client"}"#),
+                operation: .mediaToken)
         else { Issue.record("DCR errors not kept"); return }
     }
 
@@ -171,14 +201,15 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
         #expect(StatusCatalog.requestorFailure(CallFailure(.call, .enhanced(requestor, httpStatus: 400))).errorID == "CFG400")
     }
 
-    @Test(arguments: [
-        ("<error><message>a</message></error>", "message", "a"),
-        ("<error><details><![CDATA[<b>x</b>]]></details></error>", "details", "<b>x</b>"),
-        ("<error><details>  spaced  </details></error>", "details", "spaced"),
-        ("<error><details></details></error>", "details", nil),
-        ("<error><details>unclosed", "details", nil),
-        ("</details><details>x", "details", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("<error><message>a</message></error>", "message", "a"),
+            ("<error><details><![CDATA[<b>x</b>]]></details></error>", "details", "<b>x</b>"),
+            ("<error><details>  spaced  </details></error>", "details", "spaced"),
+            ("<error><details></details></error>", "details", nil),
+            ("<error><details>unclosed", "details", nil),
+            ("</details><details>x", "details", nil),
+        ] as [(String, String, String?)])
     func xmlElements(_ text: String, _ name: String, _ expected: String?) {
         #expect(V1Errors.xmlElement(name, in: text) == expected)
     }
@@ -203,8 +234,9 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
     @Test func aNewTokenReplacesTheStoredOne() {
         let token = V1AuthenticationToken(mvpd: "Cablevision", userID: "u", expires: 9_000).profile
-        let merged = ProfileSync.mergedV1(token, stored: [profile("Cablevision", 5_000, type: "appleSSO")],
-                                          configuration: configuration)
+        let merged = ProfileSync.mergedV1(
+            token, stored: [profile("Cablevision", 5_000, type: "appleSSO")],
+            configuration: configuration)
         #expect(merged.count == 1 && merged[0].notAfter == 9_000 && merged[0].type == "regular")
         #expect(merged[0].attributesPending == true && merged[0].originUnknown == true)  // logout reads its tokenSource
     }
@@ -215,19 +247,23 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
         #expect(merged.count == 1 && merged[0].isTemporary && merged[0].tokenSource == "Adobe")
         // no token (404/410): an expired TempPass stays (N111), another profile goes
         let expiredPass = profile("TempPass_TEST40", 1_000, type: "temporary")
-        #expect(ProfileSync.mergedV1(nil, stored: [expiredPass, profile("Cablevision", 5_000)],
-                                     configuration: configuration) == [expiredPass])
+        #expect(
+            ProfileSync.mergedV1(
+                nil, stored: [expiredPass, profile("Cablevision", 5_000)],
+                configuration: configuration) == [expiredPass])
     }
 }
 
 @Suite struct V1RequestTests {
     @Test func secondScreenURLHasTheCodeFirstAndTheRedirectLast() {
-        let url = V1Backend.authenticationURL(base: "https://api.auth.adobe.com", requestor: "REF 30", code: "ABC123",
-                                              mvpd: "Cablevision", domainName: "adobe.com",
-                                              redirectURL: "adobepass://android.app?x=1&y=2")
-        #expect(url == "https://api.auth.adobe.com/api/v1/authenticate?reg_code=ABC123&requestor_id=REF%2030"
-            + "&mso_id=Cablevision&domain_name=adobe.com&noflash=true&no_iframe=true"
-            + "&redirect_url=adobepass%3A%2F%2Fandroid.app%3Fx%3D1%26y%3D2")
+        let url = V1Backend.authenticationURL(
+            base: "https://api.auth.adobe.com", requestor: "REF 30", code: "ABC123",
+            mvpd: "Cablevision", domainName: "adobe.com",
+            redirectURL: "adobepass://android.app?x=1&y=2")
+        #expect(
+            url == "https://api.auth.adobe.com/api/v1/authenticate?reg_code=ABC123&requestor_id=REF%2030"
+                + "&mso_id=Cablevision&domain_name=adobe.com&noflash=true&no_iframe=true"
+                + "&redirect_url=adobepass%3A%2F%2Fandroid.app%3Fx%3D1%26y%3D2")
     }
 
     @Test func promotionalIdentityBecomesGenericData() {

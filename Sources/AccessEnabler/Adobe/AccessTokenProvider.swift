@@ -21,10 +21,11 @@ package actor AccessTokenProvider {
     private var token: (value: String, expiresAt: Int64)?
     private var refresh: Task<String, any Error>?
 
-    package init(executor: RequestExecutor, store: TokenStore, scope: StoreScope, baseURL: String,
-                 softwareStatement: String, redirectURL: String, context: @escaping @Sendable () -> DeviceContext,
-                 clock: any WallClock, logger: Logger)
-    {
+    package init(
+        executor: RequestExecutor, store: TokenStore, scope: StoreScope, baseURL: String,
+        softwareStatement: String, redirectURL: String, context: @escaping @Sendable () -> DeviceContext,
+        clock: any WallClock, logger: Logger
+    ) {
         self.executor = executor
         self.store = store
         self.scope = scope
@@ -121,11 +122,14 @@ package actor AccessTokenProvider {
 
     private func fetchToken() async throws(CallFailure) -> String {
         var current: ClientCredentials
-        if let credentials { current = credentials } else {
+        if let credentials {
+            current = credentials
+        } else {
             // Another process of the app may be registering: wait for it, then use what it stored.
-            let lock: ProcessLock? = if let path = store.lockPath {
-                await ProcessLock.acquire(path: path, timeoutMillis: 45_000)
-            } else { nil }
+            let lock: ProcessLock? =
+                if let path = store.lockPath {
+                    await ProcessLock.acquire(path: path, timeoutMillis: 45_000)
+                } else { nil }
             defer { withExtendedLifetime(lock) {} }
             loadFromStore(again: true)
             if let token, token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis() { return token.value }
@@ -198,8 +202,9 @@ package actor AccessTokenProvider {
             let expiresAt = clock.nowMillis().clampedSubtracting(elapsed).clampedAdding(lifetime)
             token = (answer.accessToken, expiresAt)
             do {
-                try store.saveAccessToken(scope, clientID: credentials.clientID, token: answer.accessToken,
-                                          expiresAt: expiresAt)
+                try store.saveAccessToken(
+                    scope, clientID: credentials.clientID, token: answer.accessToken,
+                    expiresAt: expiresAt)
             } catch {
                 logger.error("cannot store the access token: \(error)")
             }

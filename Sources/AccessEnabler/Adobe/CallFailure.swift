@@ -14,4 +14,3 @@ package struct CallFailure: Error, Sendable {
 
     package var isCancellation: Bool { error.isCancellation }
 }
-

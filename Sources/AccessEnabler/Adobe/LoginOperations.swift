@@ -218,8 +218,11 @@ extension LoginBackend {
             }
         case .partnerProfile(let mvpd, let samlResponse, let partnerStatus):
             do throws(CallFailure) {
-                return .partnerProfile(.success(try await partnerProfile(mvpd, samlResponse: samlResponse,
-                                                                          partnerStatus: partnerStatus)))
+                return .partnerProfile(
+                    .success(
+                        try await partnerProfile(
+                            mvpd, samlResponse: samlResponse,
+                            partnerStatus: partnerStatus)))
             } catch {
                 return .partnerProfile(.failure(error))
             }

@@ -13,8 +13,10 @@ extension Engine {
     /// `data`: promotional TempPass takes the viewer's identity from it (AP-TempPass-Identity).
     func getAuthentication(_ call: CallID, force: Bool, data: JSONValue? = nil, filter: JSONValue? = nil) {
         let current = force ? nil : currentProfile()
-        run(loginFlow.getAuthentication(call, force: force, data: data, filter: filter, current: current,
-                                        expiredTempPassMVPD: current == nil ? expiredTempPass()?.mvpd : nil))
+        run(
+            loginFlow.getAuthentication(
+                call, force: force, data: data, filter: filter, current: current,
+                expiredTempPassMVPD: current == nil ? expiredTempPass()?.mvpd : nil))
     }
 
     /// A selection made during a login answers it: the call ends with the login (its waiters get

@@ -18,21 +18,24 @@ extension Engine {
         }
         spawn {
             let partner = await self.partnerHeaderForDecisions(profile)
-            await self.beginAuthorization(call, resource, check: check, profile: profile, afterLogin: afterLogin,
-                                          partner: partner)
+            await self.beginAuthorization(
+                call, resource, check: check, profile: profile, afterLogin: afterLogin,
+                partner: partner)
         }
     }
 
-    private func beginAuthorization(_ call: CallID, _ resource: String, check: Bool, profile: Profile?, afterLogin: Bool,
-                                    partner: Result<String, EnhancedError>?)
-    {
+    private func beginAuthorization(
+        _ call: CallID, _ resource: String, check: Bool, profile: Profile?, afterLogin: Bool,
+        partner: Result<String, EnhancedError>?
+    ) {
         var authorizedUntil: Int64?
         if let profile, let requestor, requestor.backend.keepsAuthorizations {
             let stored = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd, resource: resource)
             authorizedUntil = stored.flatMap { $0 > clock.nowMillis() ? $0 : nil }
         }
-        var flow = AuthorizationFlow(call: call, resource: resource, check: check, profile: profile, afterLogin: afterLogin,
-                                     partner: partner, authorizedUntil: authorizedUntil, tracking: tracking)
+        var flow = AuthorizationFlow(
+            call: call, resource: resource, check: check, profile: profile, afterLogin: afterLogin,
+            partner: partner, authorizedUntil: authorizedUntil, tracking: tracking)
         let id = newFlowID()
         let actions = flow.start()
         authorizations[id] = flow
@@ -46,9 +49,10 @@ extension Engine {
                 guard let backend = requestor?.backend else { continue }
                 spawn {
                     let result = await Self.capture { () async throws(CallFailure) in
-                        try await backend.authorize(request.resource, profile: request.profile,
-                                                    partnerStatus: request.partnerHeader,
-                                                    authorizedUntil: request.authorizedUntil)
+                        try await backend.authorize(
+                            request.resource, profile: request.profile,
+                            partnerStatus: request.partnerHeader,
+                            authorizedUntil: request.authorizedUntil)
                     }
                     await self.authorizationEvent(id) { $0.decisionAnswered(attempt: request.attempt, result) }
                 }

@@ -81,9 +81,10 @@ extension Engine {
     /// setRequestor's silent exchange (iOS cookbook step 2): no callback of its own; a fallback
     /// is simply dropped (the viewer logs in later with getAuthentication).
     func silentPartnerExchange(_ status: PartnerStatus) async {
-        guard let requestor, var flow = PartnerExchangeFlow.silent(
-            status: status, configuration: requestor.configuration, channelIdentifier: channelIdentifier,
-            partnerTimeoutMillis: settings.partner?.timeoutMillis)
+        guard let requestor,
+            var flow = PartnerExchangeFlow.silent(
+                status: status, configuration: requestor.configuration, channelIdentifier: channelIdentifier,
+                partnerTimeoutMillis: settings.partner?.timeoutMillis)
         else { return }
         var actions = flow.start()
         while !actions.isEmpty {
@@ -114,14 +115,16 @@ extension Engine {
 
     /// What the login flow needs of the requestor (when setRequestor completes).
     func loginRequestor(_ requestor: Requestor) -> LoginFlow.Requestor {
-        LoginFlow.Requestor(configuration: requestor.configuration,
-                            pollIntervalMillis: settings.pollIntervalMillis(serviceURL: requestor.backend.baseURL),
-                            channelIdentifier: channelIdentifier)
+        LoginFlow.Requestor(
+            configuration: requestor.configuration,
+            pollIntervalMillis: settings.pollIntervalMillis(serviceURL: requestor.backend.baseURL),
+            channelIdentifier: channelIdentifier)
     }
 
     /// The login flow's settings (its partner: name and timeout).
     static func loginSettings(_ settings: Settings, tracking: TrackingValues) -> LoginFlow.Settings {
-        LoginFlow.Settings(loginMode: settings.loginMode, activationURL: settings.activationURL, tracking: tracking,
-                           partner: settings.partner.map { .init(name: $0.name, timeoutMillis: $0.timeoutMillis) })
+        LoginFlow.Settings(
+            loginMode: settings.loginMode, activationURL: settings.activationURL, tracking: tracking,
+            partner: settings.partner.map { .init(name: $0.name, timeoutMillis: $0.timeoutMillis) })
     }
 }

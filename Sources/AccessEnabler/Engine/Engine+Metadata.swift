@@ -21,8 +21,9 @@ extension Engine {
             value = profile.map { .int($0.notAfter) }
         case MetadataKey.authorization:
             if let profile, let requestor, let resource = key.resourceID,
-                let notAfter = try? store.authorizationExpiry(scope, requestor: requestor.id, mvpd: profile.mvpd,
-                                                              resource: resource),
+                let notAfter = try? store.authorizationExpiry(
+                    scope, requestor: requestor.id, mvpd: profile.mvpd,
+                    resource: resource),
                 notAfter > clock.nowMillis()
             {
                 value = .int(notAfter)

@@ -19,12 +19,15 @@ extension Engine {
     /// Asks the partner and waits for its reply, at most `timeoutMillis` of `clock`'s time;
     /// cancellation ends the wait too (the host's late reply is then ignored, and the platform is
     /// told through `onCancel`, as on a timeout).
-    static func ask<T: Sendable>(timeoutMillis: Int, clock: any WallClock = SystemClock(),
-                                 _ start: (PartnerReply<T>) -> Void) async -> Result<T, PartnerError>
-    {
-        await AnswerOnce.wait(timeoutMillis: Int64(timeoutMillis), clock: clock,
-                              timedOut: { .failure(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) },
-                              cancelled: { .failure(PartnerError(.failed, detail: "cancelled")) }) { start(PartnerReply($0)) }
+    static func ask<T: Sendable>(
+        timeoutMillis: Int, clock: any WallClock = SystemClock(),
+        _ start: (PartnerReply<T>) -> Void
+    ) async -> Result<T, PartnerError> {
+        await AnswerOnce.wait(
+            timeoutMillis: Int64(timeoutMillis), clock: clock,
+            timedOut: { .failure(PartnerError(.timeout, detail: "no reply in \(timeoutMillis) ms")) },
+            cancelled: { .failure(PartnerError(.failed, detail: "cancelled")) }
+        ) { start(PartnerReply($0)) }
     }
 
     func timeout(interactive: Bool) -> Int {
@@ -48,8 +51,9 @@ extension Engine {
             let request = PartnerMetadataRequest(channelIdentifier: channelIdentifier, isInterruptionAllowed: false)
             switch await Self.ask(timeoutMillis: timeout(interactive: false), { partner.enqueue(request, reply: $0) }) {
             case .success(let metadata):
-                status = PartnerStatus(access: access, providerID: metadata.accountProviderIdentifier,
-                                       expirationDate: metadata.authenticationExpirationDate)
+                status = PartnerStatus(
+                    access: access, providerID: metadata.accountProviderIdentifier,
+                    expirationDate: metadata.authenticationExpirationDate)
             case .failure(let error) where error.code == .accessNotGranted:
                 status = PartnerStatus(access: PartnerAccess(.denied, signIn: access.signIn))
             case .failure(let error):
@@ -80,8 +84,10 @@ extension Engine {
             return .failure(Self.partnerRefusal(code, status.problem(at: now, configuration: configuration) ?? ""))
         }
         guard ProfileUse.isUsable(profile, at: now, partner: status, configuration: configuration) else {
-            return .failure(Self.partnerRefusal("invalid_header_pfs_provider_id_mismatch",
-                                                "the platform's provider is not \(profile.mvpd)'s"))
+            return .failure(
+                Self.partnerRefusal(
+                    "invalid_header_pfs_provider_id_mismatch",
+                    "the platform's provider is not \(profile.mvpd)'s"))
         }
         return .success(status.headerValue)
     }
@@ -89,8 +95,10 @@ extension Engine {
     /// The SDK's own refusal of a decision for want of a usable partner status, named with the
     /// code Adobe uses for the same refusal (docs/ERRORS.md).
     static func partnerRefusal(_ code: String, _ problem: String) -> EnhancedError {
-        .sdk(code, action: "authentication", message: "The platform's TV provider status cannot be used (\(problem)); "
-            + "the viewer must authenticate again.")
+        .sdk(
+            code, action: "authentication",
+            message: "The platform's TV provider status cannot be used (\(problem)); "
+                + "the viewer must authenticate again.")
     }
 
     /// VSA403 / VSA404 when the permission is denied / undetermined, APPL (setRequestor) or
@@ -98,8 +106,9 @@ extension Engine {
     /// viewer is not signed in to a TV provider at all (then the permission does not matter).
     func partnerAdvisory(_ status: PartnerStatus, checkingAuthentication: Bool) -> AdvancedStatus? {
         if let error = status.error {
-            return AdvancedStatus(checkingAuthentication ? "APPL_ERROR" : "APPL", .error,
-                                  "The partner framework failed.", details: error.summary)
+            return AdvancedStatus(
+                checkingAuthentication ? "APPL_ERROR" : "APPL", .error,
+                "The partner framework failed.", details: error.summary)
         }
         guard status.access.signIn != .signedOut else { return nil }
         return status.access.status == .granted ? nil : PartnerExchangeFlow.accessStatus(status.access.status)

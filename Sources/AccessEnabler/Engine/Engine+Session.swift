@@ -17,9 +17,10 @@ extension Engine {
         let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
         // The profile being logged out, usable now or not (a partner profile whose platform status
         // lapsed still needs its VSA203).
-        var flow = LogoutFlow(call: call, stored: stored, current: currentProfile(),
-                              scheme: requestor.backend.logsOutDevice ? .device : .perMVPD,
-                              browserLogin: settings.loginMode == .browser, baseURL: requestor.backend.baseURL)
+        var flow = LogoutFlow(
+            call: call, stored: stored, current: currentProfile(),
+            scheme: requestor.backend.logsOutDevice ? .device : .perMVPD,
+            browserLogin: settings.loginMode == .browser, baseURL: requestor.backend.baseURL)
         let id = newFlowID()
         let actions = flow.start()
         logouts[id] = flow

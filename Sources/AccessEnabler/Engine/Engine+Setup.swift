@@ -11,17 +11,21 @@ extension Engine {
         let deviceID = context.withLock { $0.deviceID }
         var statuses: [AdvancedStatus] = []
         if let removed = try? store.deleteProfilesOfOtherDevices(scope, deviceID: deviceID), removed > 0 {
-            statuses.append(AdvancedStatus("SEC412", .warning, "The device id changed: \(removed) stored profile(s) "
-                + "were bound to another device id and were removed; the viewer must authenticate again."))
+            statuses.append(
+                AdvancedStatus(
+                    "SEC412", .warning,
+                    "The device id changed: \(removed) stored profile(s) "
+                        + "were bound to another device id and were removed; the viewer must authenticate again."))
         }
         let now = clock.nowMillis()
         let maxAge = settings.cacheMaxAgeMillis
         let cached = try? store.configuration(scope, requestor: id)
         let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
-        var flow = RequestorSetupFlow(.init(
-            call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
-            configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
-            profilesFresh: syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false, now: now))
+        var flow = RequestorSetupFlow(
+            .init(
+                call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
+                configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
+                profilesFresh: syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false, now: now))
         let actions = flow.start(statuses: statuses)
         setup = (flow, id, baseURL, backend(for: baseURL, requestor: id))
         runSetup(actions)
@@ -47,7 +51,9 @@ extension Engine {
                 }
             case .fetchProfiles(let partnerStatus):
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in try await backend.profiles(partnerStatus: partnerStatus) }
+                    let result = await Self.capture { () async throws(CallFailure) in
+                        try await backend.profiles(partnerStatus: partnerStatus)
+                    }
                     await self.setupEvent(call) { flow, _ in flow.profilesAnswered(result) }
                 }
             case .saveConfiguration(let configuration):
@@ -65,8 +71,9 @@ extension Engine {
             case .log(let level, let message):
                 logger.log(level, message)
             case .ready(let configuration):
-                let ready = Requestor(id: id, configuration: configuration,
-                                      backend: self.backend(for: baseURL, requestor: id, configuration: configuration))
+                let ready = Requestor(
+                    id: id, configuration: configuration,
+                    backend: self.backend(for: baseURL, requestor: id, configuration: configuration))
                 requestor = ready
                 loginFlow.requestorReady(loginRequestor(ready))
                 let current = currentProfile() != nil

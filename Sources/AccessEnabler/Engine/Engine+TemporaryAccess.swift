@@ -35,7 +35,8 @@ extension Engine {
     func endTempPass(_ mvpd: String, identity: String?) {
         guard let requestor else { return }
         let now = clock.nowMillis()
-        var profile = storedProfile(mvpd)
+        var profile =
+            storedProfile(mvpd)
             ?? Profile(mvpd: mvpd, notBefore: now, notAfter: now, issuer: "Adobe", type: "temporary", attributes: [:])
         guard profile.isTemporary else { return }
         profile.notAfter = min(profile.notAfter, now)

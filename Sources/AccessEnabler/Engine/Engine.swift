@@ -56,9 +56,10 @@ package actor Engine {
     /// V1: getMetadata calls waiting for the user metadata being read (nil: none is being read).
     var metadataWaiting: [(CallID, MetadataKey)]?
 
-    package init(settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
-                 deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink)
-    {
+    package init(
+        settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
+        deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink
+    ) {
         self.settings = settings
         self.store = store
         self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
@@ -191,8 +192,9 @@ package actor Engine {
         switch settings.apiGeneration {
         case .v2:
             let wire = V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
-            return V2Service(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
-                             partnerName: settings.partner?.name)
+            return V2Service(
+                requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
+                partnerName: settings.partner?.name)
         case .v1:
             let wire = V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
             let (store, scope) = (store, scope)
@@ -220,9 +222,10 @@ package actor Engine {
         guard let requestor else { return nil }
         let deviceID = context.withLock { $0.deviceID }
         guard let stored = try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID) else { return nil }
-        return ProfileUse.current(stored.profiles, selected: try? store.selectedMVPD(scope, requestor: requestor.id),
-                                  at: clock.nowMillis(), partner: settings.partner == nil ? nil : partnerCache?.status,
-                                  configuration: requestor.configuration)
+        return ProfileUse.current(
+            stored.profiles, selected: try? store.selectedMVPD(scope, requestor: requestor.id),
+            at: clock.nowMillis(), partner: settings.partner == nil ? nil : partnerCache?.status,
+            configuration: requestor.configuration)
     }
 
     /// The stored profiles whose `notAfter` has not passed (usable or not).

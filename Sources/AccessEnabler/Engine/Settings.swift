@@ -67,8 +67,10 @@ public struct Settings: Sendable {
             if let timeout = partner.timeoutMillis, timeout < 0 { return "partner: timeout_ms must not be negative" }
             if let problem = Self.checkPathSegment(partner.name) { return "partner.name: \(problem)" }
         }
-        for (name, value) in [("redirect_url", redirectURL), ("domain_name", domainName ?? ""), ("device_id", deviceID ?? ""),
-                              ("activation_url", activationURL ?? "")]
+        for (name, value) in [
+            ("redirect_url", redirectURL), ("domain_name", domainName ?? ""), ("device_id", deviceID ?? ""),
+            ("activation_url", activationURL ?? ""),
+        ]
         where value.containsControlCharacter {
             return "\(name) contains a control character"
         }
@@ -132,7 +134,11 @@ public struct Settings: Sendable {
             guard let close = authority.firstIndex(of: "]") else { return "malformed IPv6 address" }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
-            if after.isEmpty { port = nil } else if after.hasPrefix(":") { port = after.dropFirst() } else {
+            if after.isEmpty {
+                port = nil
+            } else if after.hasPrefix(":") {
+                port = after.dropFirst()
+            } else {
                 return "malformed authority after the IPv6 address"
             }
         } else if let colon = authority.firstIndex(of: ":") {
@@ -144,14 +150,16 @@ public struct Settings: Sendable {
         }
         if let port {
             guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let number = Int(port), number > 0, number <= 65535
+                let number = Int(port), number > 0, number <= 65535
             else { return "the port is not a number from 1 to 65535" }
         }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
-            octet.allSatisfy { $0.isASCII && $0.isNumber } && UInt8(octet) != nil
-                && (octet.count == 1 || !octet.hasPrefix("0"))
-        }
+        let ipv4Loopback =
+            octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { octet in
+                octet.allSatisfy { $0.isASCII && $0.isNumber } && UInt8(octet) != nil
+                    && (octet.count == 1 || !octet.hasPrefix("0"))
+            }
         let loopback = host == "localhost" || host == "::1" || ipv4Loopback
         return loopback ? nil : "plain http is allowed for loopback addresses only"
     }

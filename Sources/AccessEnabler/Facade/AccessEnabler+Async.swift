@@ -46,11 +46,12 @@ public struct AsyncAccessEnabler: Sendable {
     /// picker may answer instead of `selectProvider`.)
     /// - Throws: `AuthenticationError` (cancelled: `providerNotSelected`; code expired: N130);
     ///   `AccessEnablerError` when `setSelectedProvider` refuses the choice (an empty id).
-    public func getAuthentication(forceAuthn: Bool = false, withData data: JSONValue? = nil,
-                                  andFilter filter: JSONValue? = nil,
-                                  selectProvider: @escaping @Sendable ([MVPD]) async -> String?,
-                                  showCode: @escaping @Sendable (RegistrationCode) async -> Void = { _ in }) async throws
-    {
+    public func getAuthentication(
+        forceAuthn: Bool = false, withData data: JSONValue? = nil,
+        andFilter filter: JSONValue? = nil,
+        selectProvider: @escaping @Sendable ([MVPD]) async -> String?,
+        showCode: @escaping @Sendable (RegistrationCode) async -> Void = { _ in }
+    ) async throws {
         let id = client.newCallID()
         let updates = client.asyncCalls.open(id)
         defer { client.asyncCalls.forget(id) }

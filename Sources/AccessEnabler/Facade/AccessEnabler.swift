@@ -7,7 +7,6 @@ import FoundationEssentials
 /// `statusDelegate` on the client's callback thread, in order, never inside the call. A call that
 /// throws triggers no callback. Calls are safe from any thread, including from callbacks.
 public final class AccessEnabler: @unchecked Sendable {
-
     private struct Delegates {
         weak var delegate: (any EntitlementDelegate)?
         weak var status: (any EntitlementStatus)?
@@ -56,9 +55,10 @@ public final class AccessEnabler: @unchecked Sendable {
         try self.init(settings: settings, transport: transport, transportOptions: nil, clock: clock)
     }
 
-    private init(settings: Settings, transport: (any HTTPTransport)?, transportOptions: CurlTransport.Options?,
-                 clock: any WallClock) throws(AccessEnablerError)
-    {
+    private init(
+        settings: Settings, transport: (any HTTPTransport)?, transportOptions: CurlTransport.Options?,
+        clock: any WallClock
+    ) throws(AccessEnablerError) {
         if let problem = settings.validate() {
             throw problem.contains("plain http") ? .insecureURL(problem) : .invalidArgument(problem)
         }
@@ -66,9 +66,12 @@ public final class AccessEnabler: @unchecked Sendable {
         let store: TokenStore
         let deviceID: String
         do throws(StoreError) {
-            store = try TokenStore(path: settings.storagePath, app: StoreScope(softwareStatement: settings.softwareStatement, api: "").app,
-                                   sealer: settings.storeKey.flatMap(Sealer.init(key:)), check: settings.storeCheck, logger: logger)
-            if let given = settings.deviceID { deviceID = given } else {
+            store = try TokenStore(
+                path: settings.storagePath, app: StoreScope(softwareStatement: settings.softwareStatement, api: "").app,
+                sealer: settings.storeKey.flatMap(Sealer.init(key:)), check: settings.storeCheck, logger: logger)
+            if let given = settings.deviceID {
+                deviceID = given
+            } else {
                 deviceID = try store.deviceID(orCreate: DeviceDefaults.derivedDeviceID)
             }
         } catch {
@@ -99,15 +102,17 @@ public final class AccessEnabler: @unchecked Sendable {
             callbacks = queue
         }
         self.callbacks = callbacks
-        let executor = RequestExecutor(transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
-                                       serverClock: serverClock, logger: logger)
+        let executor = RequestExecutor(
+            transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
+            serverClock: serverClock, logger: logger)
         let sink = CallbackSink(queue: callbacks)
         // The engine never needs the store key (the store's sealer holds its own copy): without it
         // here, the caller's copy is the only one left, which the C thunk then wipes in place.
         var engineSettings = settings
         engineSettings.storeKey = nil
-        engine = Engine(settings: engineSettings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
-                        clock: serverClock, logger: logger, sink: sink)
+        engine = Engine(
+            settings: engineSettings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
+            clock: serverClock, logger: logger, sink: sink)
         let (stream, continuation) = AsyncStream.makeStream(of: [RequestorGate.Action].self, bufferingPolicy: .unbounded)
         commands = continuation
         let engine = engine
@@ -207,7 +212,8 @@ public final class AccessEnabler: @unchecked Sendable {
             guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
             for url in serviceProviders {
                 if let problem = Settings.checkServiceURL(url) {
-                    throw problem.contains("plain http") ? .insecureURL("\(url): \(problem)")
+                    throw problem.contains("plain http")
+                        ? .insecureURL("\(url): \(problem)")
                         : .invalidArgument("service provider \(url): \(problem)")
                 }
             }
@@ -217,15 +223,17 @@ public final class AccessEnabler: @unchecked Sendable {
 
     public func checkAuthentication() throws(AccessEnablerError) { try submit(.checkAuthentication) }
 
-    public func getAuthentication(forceAuthn: Bool = false, withData data: JSONValue? = nil,
-                                  andFilter filter: JSONValue? = nil) throws(AccessEnablerError)
-    {
+    public func getAuthentication(
+        forceAuthn: Bool = false, withData data: JSONValue? = nil,
+        andFilter filter: JSONValue? = nil
+    ) throws(AccessEnablerError) {
         try getAuthentication(forceAuthn: forceAuthn, withData: data, andFilter: filter, id: nil)
     }
 
-    func getAuthentication(forceAuthn: Bool, withData data: JSONValue?, andFilter filter: JSONValue?,
-                           id: CallID?) throws(AccessEnablerError)
-    {
+    func getAuthentication(
+        forceAuthn: Bool, withData data: JSONValue?, andFilter filter: JSONValue?,
+        id: CallID?
+    ) throws(AccessEnablerError) {
         if let data, data.objectValue == nil { throw .invalidArgument("data must be a JSON object") }
         if let filter {
             guard let object = filter.objectValue,
@@ -263,15 +271,17 @@ public final class AccessEnabler: @unchecked Sendable {
         try submit(.checkPreauthorizedResources(resources, cache: cache))
     }
 
-    public func preauthorize(_ request: PreauthorizeRequest,
-                             completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
-    {
+    public func preauthorize(
+        _ request: PreauthorizeRequest,
+        completion: @escaping @Sendable (PreauthorizeResponse) -> Void
+    ) throws(AccessEnablerError) {
         try preauthorize(request, id: nil, completion: completion)
     }
 
-    func preauthorize(_ request: PreauthorizeRequest, id: CallID?,
-                      completion: @escaping @Sendable (PreauthorizeResponse) -> Void) throws(AccessEnablerError)
-    {
+    func preauthorize(
+        _ request: PreauthorizeRequest, id: CallID?,
+        completion: @escaping @Sendable (PreauthorizeResponse) -> Void
+    ) throws(AccessEnablerError) {
         guard !request.resources.isEmpty, !request.resources.contains(where: \.isEmpty) else {
             throw .invalidArgument("resources must be a non-empty array of non-empty strings")
         }
@@ -295,10 +305,11 @@ public final class AccessEnabler: @unchecked Sendable {
 
     /// A new call identity (`id` of `submit`; the async API takes one before it submits).
     func newCallID() -> CallID {
-        CallID(callIDs.withLock { value in
-            value += 1
-            return value
-        })
+        CallID(
+            callIDs.withLock { value in
+                value += 1
+                return value
+            })
     }
 
     /// Hands a checked call to the engine with its identity (`id`, or a new one). The requestor

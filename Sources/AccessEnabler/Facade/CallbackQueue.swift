@@ -25,11 +25,14 @@ final class CallbackQueue: CallbackRunner, @unchecked Sendable {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&condition, nil)
         let retained = Unmanaged.passRetained(self)
-        threadStarted = pthread_create(&thread, nil, { raw in
-            let queue = Unmanaged<CallbackQueue>.fromOpaque(raw!).takeRetainedValue()
-            queue.run()
-            return nil
-        }, retained.toOpaque()) == 0
+        threadStarted =
+            pthread_create(
+                &thread, nil,
+                { raw in
+                    let queue = Unmanaged<CallbackQueue>.fromOpaque(raw!).takeRetainedValue()
+                    queue.run()
+                    return nil
+                }, retained.toOpaque()) == 0
         if !threadStarted { retained.release() }
     }
 

@@ -32,8 +32,10 @@ extension EntitlementDelegate {
     public func displayProviderDialog(_ mvpds: [MVPD]) {}
     public func navigate(toUrl url: String) {}
     public func sendTrackingData(_ data: [String], forEventType event: Int32) {}
-    public func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: Int32,
-                                  andArguments arguments: JSONValue) {}
+    public func setMetadataStatus(
+        _ metadata: JSONValue?, encrypted: Bool, forKey key: Int32,
+        andArguments arguments: JSONValue
+    ) {}
     public func preauthorizedResources(_ resources: [String]) {}
     public func presentTvProviderDialog(_ dialog: JSONValue) {}
     public func dismissTvProviderDialog(_ dialog: JSONValue) {}

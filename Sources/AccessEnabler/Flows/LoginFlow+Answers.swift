@@ -28,9 +28,10 @@ extension LoginFlow {
 
     // MARK: The code login
 
-    private mutating func codeLoginStarted(_ mvpd: MVPD, _ result: Result<CodeLoginStart, CodeLoginFailure>,
-                                           now: Int64) -> [Action]
-    {
+    private mutating func codeLoginStarted(
+        _ mvpd: MVPD, _ result: Result<CodeLoginStart, CodeLoginFailure>,
+        now: Int64
+    ) -> [Action] {
         switch result {
         case .success(.profile(let profile)):
             return complete(profile)
@@ -47,8 +48,11 @@ extension LoginFlow {
         case .failure(.codeMissing):
             return fail(AdvancedStatus("REG500", .error, "Adobe's session answer carries no code."))
         case .failure(.parametersStillMissing(let names)):
-            return fail(AdvancedStatus("REG500", .error, "Adobe keeps asking for session parameters: "
-                + names.joined(separator: ", ") + "."))
+            return fail(
+                AdvancedStatus(
+                    "REG500", .error,
+                    "Adobe keeps asking for session parameters: "
+                        + names.joined(separator: ", ") + "."))
         case .failure(.unexpectedAction(let name)):
             return fail(AdvancedStatus("REG500", .error, "Unexpected session action '\(name)'."))
         }
@@ -93,8 +97,10 @@ extension LoginFlow {
             return complete(profile)
         case .failure(.over(let error)):
             return [.endTempPass(mvpd: mvpd.id, identity: identity)]
-                + finish(.failure(code: AccessEnablerErrorCode.userNotAuthenticated,
-                                  status: StatusCatalog.tempPassExpired(mvpd: mvpd.id, error)))
+                + finish(
+                    .failure(
+                        code: AccessEnablerErrorCode.userNotAuthenticated,
+                        status: StatusCatalog.tempPassExpired(mvpd: mvpd.id, error)))
         case .failure(.refused(let failure)):
             if failure.isCancellation { return stall() }
             let (status, code) = StatusCatalog.tempPassLoginFailure(failure, mvpd: mvpd.id)

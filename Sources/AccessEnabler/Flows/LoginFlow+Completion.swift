@@ -78,8 +78,9 @@ extension LoginFlow {
                 }
                 actions.append(.emit(Emission(trackAuthentication(success: false, profile: nil, cached: false))))
                 if case .authorization(let call, let resource) = waiter {
-                    let failed = Event.tokenRequestFailed(resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
-                                                          description: status?.message ?? "The viewer did not authenticate.")
+                    let failed = Event.tokenRequestFailed(
+                        resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
+                        description: status?.message ?? "The viewer did not authenticate.")
                     actions.append(.emit(.end(call, failed, explanation: status)))
                     actions.append(.emit(Emission(trackAuthorizationFailure())))
                 }
@@ -103,19 +104,25 @@ extension LoginFlow {
     /// `Limits.codeLifetimeMillis` from `now`.
     mutating func present(_ challenge: CodeChallenge, now: Int64) -> [Action] {
         guard let login else { return [] }
-        let deadline = min(challenge.notAfter ?? now.clampedAdding(Defaults.codeLifetimeMillis), now.clampedAdding(Limits.codeLifetimeMillis))
-        let session = CodeSession(challenge: challenge, deadline: deadline,
-                                  intervalMillis: requestor?.pollIntervalMillis ?? Limits.pollIntervalMillis.lowerBound)
+        let deadline = min(
+            challenge.notAfter ?? now.clampedAdding(Defaults.codeLifetimeMillis), now.clampedAdding(Limits.codeLifetimeMillis))
+        let session = CodeSession(
+            challenge: challenge, deadline: deadline,
+            intervalMillis: requestor?.pollIntervalMillis ?? Limits.pollIntervalMillis.lowerBound)
         let event: Event
         if settings.loginMode == .browser {
             event = .navigateToURL(challenge.url)
         } else {
-            var extras: [String: JSONValue] = ["code": .string(challenge.code), "url": .string(challenge.url),
-                                               "notAfter": .int(deadline)]
+            var extras: [String: JSONValue] = [
+                "code": .string(challenge.code), "url": .string(challenge.url),
+                "notAfter": .int(deadline),
+            ]
             if let activation = settings.activationURL { extras["activationUrl"] = .string(activation) }
             extras["mvpd"] = .string(challenge.mvpd)
-            event = .status(AdvancedStatus("REGCODE", .info, "Enter the code at the activation URL on another device.",
-                                           extras: extras))
+            event = .status(
+                AdvancedStatus(
+                    "REGCODE", .info, "Enter the code at the activation URL on another device.",
+                    extras: extras))
         }
         return [emit(event, to: login.waiters)] + nextPoll(session, now: now)
     }
@@ -147,24 +154,29 @@ extension LoginFlow {
     /// authN: [success, mvpd, GUID (MD5 of the user id), cached, deviceType, clientType, os].
     func trackAuthentication(success: Bool, profile: Profile?, cached: Bool) -> Event {
         let tracking = settings.tracking
-        return .sendTrackingData(event: TrackingEvent.authentication, data: [
-            String(success), profile?.mvpd ?? "", profile?.userID.map(Digest.md5Hex) ?? "", String(cached),
-            tracking.deviceType, tracking.clientType, tracking.os,
-        ])
+        return .sendTrackingData(
+            event: TrackingEvent.authentication,
+            data: [
+                String(success), profile?.mvpd ?? "", profile?.userID.map(Digest.md5Hex) ?? "", String(cached),
+                tracking.deviceType, tracking.clientType, tracking.os,
+            ])
     }
 
     /// authZ of a waiter whose login failed: [false, "", "", "false", "", "", deviceType, clientType, os].
     func trackAuthorizationFailure() -> Event {
         let tracking = settings.tracking
-        return .sendTrackingData(event: TrackingEvent.authorization, data: [
-            "false", "", "", "false", "", "", tracking.deviceType, tracking.clientType, tracking.os,
-        ])
+        return .sendTrackingData(
+            event: TrackingEvent.authorization,
+            data: [
+                "false", "", "", "false", "", "", tracking.deviceType, tracking.clientType, tracking.os,
+            ])
     }
 
     /// MVPD selection: [mvpd, deviceType, clientType, os].
     func trackSelection(_ mvpd: String) -> Event {
         let tracking = settings.tracking
-        return .sendTrackingData(event: TrackingEvent.mvpdSelection,
-                                 data: [mvpd, tracking.deviceType, tracking.clientType, tracking.os])
+        return .sendTrackingData(
+            event: TrackingEvent.mvpdSelection,
+            data: [mvpd, tracking.deviceType, tracking.clientType, tracking.os])
     }
 }

@@ -32,8 +32,10 @@ extension LoginFlow {
         let access: PartnerAccess
         switch result {
         case .failure(let error):
-            return fallBack(PartnerExchangeFlow.vsa503("The partner framework failed", context: error.summary,
-                                                       details: error.summary))
+            return fallBack(
+                PartnerExchangeFlow.vsa503(
+                    "The partner framework failed", context: error.summary,
+                    details: error.summary))
         case .success(let answer):
             access = answer
         }
@@ -44,21 +46,25 @@ extension LoginFlow {
             "supportedAccountProviderIdentifiers": .array(providers.supported.map { .string($0) }),
             "featuredAccountProviderIdentifiers": .array(providers.featured.map { .string($0) }),
         ]
-        var request = PartnerMetadataRequest(channelIdentifier: requestor?.channelIdentifier ?? "",
-                                             isInterruptionAllowed: true)
+        var request = PartnerMetadataRequest(
+            channelIdentifier: requestor?.channelIdentifier ?? "",
+            isInterruptionAllowed: true)
         request.supportedAccountProviderIdentifiers = providers.supported
         request.featuredAccountProviderIdentifiers = providers.featured
         let operation = newOperation()
         login?.step = .picking(operation, picker, access: access, dialog: dialog)
-        return [emit(.presentTvProviderDialog(dialog), to: waiters),
-                .askPartner(operation, .metadata(request), timeoutMillis: partnerTimeoutMillis)]
+        return [
+            emit(.presentTvProviderDialog(dialog), to: waiters),
+            .askPartner(operation, .metadata(request), timeoutMillis: partnerTimeoutMillis),
+        ]
     }
 
     /// The platform's choice: a provider of this requestor whose account is usable goes through the
     /// partner exchange; anything else falls back to the provider dialog.
-    private mutating func picked(_ picker: Picker, access: PartnerAccess, _ result: Result<PartnerMetadata, PartnerError>,
-                                 now: Int64) -> [Action]
-    {
+    private mutating func picked(
+        _ picker: Picker, access: PartnerAccess, _ result: Result<PartnerMetadata, PartnerError>,
+        now: Int64
+    ) -> [Action] {
         let metadata: PartnerMetadata
         switch result {
         case .failure(let error):
@@ -75,26 +81,32 @@ extension LoginFlow {
         case .success(let answer):
             metadata = answer
         }
-        let status = PartnerStatus(access: access, providerID: metadata.accountProviderIdentifier,
-                                   expirationDate: metadata.authenticationExpirationDate)
+        let status = PartnerStatus(
+            access: access, providerID: metadata.accountProviderIdentifier,
+            expirationDate: metadata.authenticationExpirationDate)
         guard metadata.accountProviderIdentifier != nil else {
-            return fallBack(PartnerExchangeFlow.vsa503("The platform's account request failed",
-                                                       context: "the platform returned no TV provider", details: nil))
+            return fallBack(
+                PartnerExchangeFlow.vsa503(
+                    "The platform's account request failed",
+                    context: "the platform returned no TV provider", details: nil))
         }
         guard let mvpd = status.mvpd(in: picker.configuration) else {
             return fallBack(PartnerExchangeFlow.pickedProviderUnsupported(metadata.accountProviderIdentifier))
         }
         if let problem = status.problem(at: now, configuration: picker.configuration) {
-            return fallBack(PartnerExchangeFlow.vsa503("The platform's TV provider account could not be used",
-                                                       context: problem, details: nil))
+            return fallBack(
+                PartnerExchangeFlow.vsa503(
+                    "The platform's TV provider account could not be used",
+                    context: problem, details: nil))
         }
         // The platform picker's choice is the viewer's selection, whichever way the login goes on
         // (single sign-on, or the regular flow of a provider only in the picker).
         login?.mvpd = mvpd.id
-        var exchange = PartnerExchangeFlow(mvpd: mvpd, status: status, interactive: true,
-                                           configuration: requestor?.configuration ?? picker.configuration,
-                                           channelIdentifier: requestor?.channelIdentifier ?? "",
-                                           partnerTimeoutMillis: settings.partner?.timeoutMillis)
+        var exchange = PartnerExchangeFlow(
+            mvpd: mvpd, status: status, interactive: true,
+            configuration: requestor?.configuration ?? picker.configuration,
+            channelIdentifier: requestor?.channelIdentifier ?? "",
+            partnerTimeoutMillis: settings.partner?.timeoutMillis)
         let actions = exchange.start()
         return [.cachePartnerStatus(status), .storeSelectedMVPD(mvpd.id), .emit(Emission(trackSelection(mvpd.id)))]
             + follow(exchange, partnerStatus: status.headerValue, actions)
@@ -102,9 +114,10 @@ extension LoginFlow {
 
     /// Runs the exchange's actions: its operations become the login's, its outcome ends the
     /// login or goes on with the regular flow.
-    mutating func follow(_ exchange: PartnerExchangeFlow, partnerStatus: String,
-                         _ actions: [PartnerExchangeFlow.Action]) -> [Action]
-    {
+    mutating func follow(
+        _ exchange: PartnerExchangeFlow, partnerStatus: String,
+        _ actions: [PartnerExchangeFlow.Action]
+    ) -> [Action] {
         var result: [Action] = []
         for action in actions {
             switch action {
@@ -132,16 +145,26 @@ extension LoginFlow {
         case .fallback(let session, nil):
             // In the platform's picker, not onboarded: the regular flow for it, silently (seed 003
             // step 4), with the code and URL Adobe's answer already carries (V2) or a code of its own.
-            return startCodeLogin(mvpd, continuing: session.map { CodeLoginContinuation(.asIs, session: $0,
-                                                                                        partnerStatus: partnerStatus) })
+            return startCodeLogin(
+                mvpd,
+                continuing: session.map {
+                    CodeLoginContinuation(
+                        .asIs, session: $0,
+                        partnerStatus: partnerStatus)
+                })
         case .fallback(let session, let status?):
             // The provider dialog with one code; the selection reuses Adobe's session (no second one).
-            login?.fallback = session.map { CodeLoginContinuation(.afterProviderDialog, session: $0,
-                                                                  partnerStatus: partnerStatus) }
+            login?.fallback = session.map {
+                CodeLoginContinuation(
+                    .afterProviderDialog, session: $0,
+                    partnerStatus: partnerStatus)
+            }
             return fallBack(status)
         case .partnerFailed(let error):
-            return fallBack(PartnerExchangeFlow.vsa503("The platform could not complete the login",
-                                                       context: error.summary, details: error.summary))
+            return fallBack(
+                PartnerExchangeFlow.vsa503(
+                    "The platform could not complete the login",
+                    context: error.summary, details: error.summary))
         case .failed(let failure):
             if failure.isCancellation { return stall() }
             return fail(StatusCatalog.loginFailure(failure, creatingSession: true))
@@ -152,7 +175,9 @@ extension LoginFlow {
     private mutating func fallBack(_ status: AdvancedStatus) -> [Action] {
         guard let login else { return [] }
         self.login?.step = .choosingProvider
-        return [emit(.status(status), to: login.waiters),
-                emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []), to: login.waiters)]
+        return [
+            emit(.status(status), to: login.waiters),
+            emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []), to: login.waiters),
+        ]
     }
 }

@@ -67,13 +67,6 @@ package struct LoginFlow: Sendable {
         var tracking: TrackingValues
         /// nil: no partner framework (never the platform picker).
         var partner: Partner?
-
-        init(loginMode: LoginMode, activationURL: String?, tracking: TrackingValues, partner: Partner?) {
-            self.loginMode = loginMode
-            self.activationURL = activationURL
-            self.tracking = tracking
-            self.partner = partner
-        }
     }
 
     /// What the flow needs of the current requestor (given by the driver when setRequestor
@@ -172,8 +165,8 @@ package struct LoginFlow: Sendable {
         var operation: LoginOperation? {
             switch self {
             case .askingPermission(let operation, _), .picking(let operation, _, _, _), .exchanging(let operation, _, _),
-                 .startingCode(let operation, _), .waitingForPoll(let operation, _), .polling(let operation, _),
-                 .tempPass(let operation, _, _):
+                .startingCode(let operation, _), .waitingForPoll(let operation, _), .polling(let operation, _),
+                .tempPass(let operation, _, _):
                 operation
             case .choosingProvider, .stalled:
                 nil
@@ -228,15 +221,18 @@ package struct LoginFlow: Sendable {
 
     /// getAuthentication. `current`: the profile usable now (ProfileUse.current); `data`: promotional
     /// TempPass's identity; `expiredTempPassMVPD`: the selected MVPD when its stored TempPass is over (N111).
-    mutating func getAuthentication(_ call: CallID, force: Bool, data: JSONValue?, filter: JSONValue?, current: Profile?,
-                                    expiredTempPassMVPD: String?) -> [Action]
-    {
+    mutating func getAuthentication(
+        _ call: CallID, force: Bool, data: JSONValue?, filter: JSONValue?, current: Profile?,
+        expiredTempPassMVPD: String?
+    ) -> [Action] {
         if case .destroyed = state { return [] }
         if !force, let current {
             let status = StatusCatalog.authenticated(current)
             return (status.map { [.emit(Emission(.status($0), calls: [call]))] } ?? [])
-                + [.emit(.end(call, .setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated), explanation: status)),
-                   .emit(Emission(trackAuthentication(success: true, profile: current, cached: true)))]
+                + [
+                    .emit(.end(call, .setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated), explanation: status)),
+                    .emit(Emission(trackAuthentication(success: true, profile: current, cached: true))),
+                ]
         }
         // The free preview is over; the viewer may choose another provider (or the TempPass again: N111 + 0).
         var actions: [Action] = []
@@ -266,10 +262,16 @@ package struct LoginFlow: Sendable {
         {
             let operation = newOperation()
             let picker = Picker(filter: filter, configuration: requestor.configuration)
-            state = .active(Login(waiters: [waiter], tempPassIdentity: tempPassIdentity,
-                                  step: .askingPermission(operation, picker)))
-            return [.askPartner(operation, .accessStatus(prompt: true), timeoutMillis: PartnerExchangeFlow.timeoutMillis(
-                configured: partner.timeoutMillis, interactive: true))]
+            state = .active(
+                Login(
+                    waiters: [waiter], tempPassIdentity: tempPassIdentity,
+                    step: .askingPermission(operation, picker)))
+            return [
+                .askPartner(
+                    operation, .accessStatus(prompt: true),
+                    timeoutMillis: PartnerExchangeFlow.timeoutMillis(
+                        configured: partner.timeoutMillis, interactive: true))
+            ]
         }
         state = .active(Login(waiters: [waiter], tempPassIdentity: tempPassIdentity, step: .choosingProvider))
         return [emit(.displayProviderDialog(requestor?.configuration.mvpds ?? []), to: [waiter])]
@@ -282,17 +284,21 @@ package struct LoginFlow: Sendable {
         guard let requestor else { return [] }
         guard let id else {
             guard login != nil else {
-                return [.storeSelectedMVPD(nil),
-                        .emit(.end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.providerNotSelected)))]
+                return [
+                    .storeSelectedMVPD(nil),
+                    .emit(.end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.providerNotSelected))),
+                ]
             }
             return [.storeSelectedMVPD(nil)]
-                + end(code: AccessEnablerErrorCode.providerNotSelected,
-                      status: AdvancedStatus("N005", .info, "The MVPD selection was cancelled."))
+                + end(
+                    code: AccessEnablerErrorCode.providerNotSelected,
+                    status: AdvancedStatus("N005", .info, "The MVPD selection was cancelled."))
         }
         if login == nil { state = .active(Login(waiters: [.authentication(call)], step: .choosingProvider)) }
         guard let mvpd = requestor.configuration.mvpd(id) else {
-            return end(code: AccessEnablerErrorCode.genericAuthentication,
-                       status: AdvancedStatus("N500", .error, "MVPD '\(id)' is not in the requestor's configuration."))
+            return end(
+                code: AccessEnablerErrorCode.genericAuthentication,
+                status: AdvancedStatus("N500", .error, "MVPD '\(id)' is not in the requestor's configuration."))
         }
         var actions: [Action] = [.storeSelectedMVPD(id), .emit(Emission(trackSelection(id)))]
         // A new selection replaces the login in progress (its code is abandoned, polling stops).

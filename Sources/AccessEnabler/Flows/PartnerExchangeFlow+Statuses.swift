@@ -20,19 +20,23 @@ extension PartnerExchangeFlow {
         if mvpd.boardingStatus == "PICKER" { return nil }
         switch reason {
         case "configuration_fallback", "profile_request_refused":
-            return AdvancedStatus("N004", .info, "Single sign-on through the platform is not available for \(mvpd.displayName) "
-                + "with this app.", details: reason)
+            return AdvancedStatus(
+                "N004", .info,
+                "Single sign-on through the platform is not available for \(mvpd.displayName) "
+                    + "with this app.", details: reason)
         default:
-            return vsa503("The platform's TV provider account could not be used", context: context ?? reason.map(describe),
-                          details: reason)
+            return vsa503(
+                "The platform's TV provider account could not be used", context: context ?? reason.map(describe),
+                details: reason)
         }
     }
 
     /// VSA503: the platform's account request failed or its account could not be used; `context`
     /// says why (in the message, as the cookbook asks), `details` carries the raw reason.
     package static func vsa503(_ what: String, context: String?, details: String?) -> AdvancedStatus {
-        AdvancedStatus("VSA503", .info, what + (context.map { " (\($0))" } ?? "") + "; log in with the provider instead.",
-                       details: details)
+        AdvancedStatus(
+            "VSA503", .info, what + (context.map { " (\($0))" } ?? "") + "; log in with the provider instead.",
+            details: details)
     }
 
     /// Adobe's fallback reasons in words.
@@ -46,8 +50,9 @@ extension PartnerExchangeFlow {
     }
 
     /// VSA403: the permission is denied or restricted.
-    package static let accessDenied = AdvancedStatus("VSA403", .info,
-                                                     "The viewer denied this app access to the TV provider account.")
+    package static let accessDenied = AdvancedStatus(
+        "VSA403", .info,
+        "The viewer denied this app access to the TV provider account.")
 
     /// VSA404: the viewer has not decided on the permission.
     package static let accessNotDetermined = AdvancedStatus(
@@ -63,8 +68,9 @@ extension PartnerExchangeFlow {
 
     /// N004: the provider the viewer chose in the platform picker is not this requestor's.
     package static func pickedProviderUnsupported(_ detail: String?) -> AdvancedStatus {
-        AdvancedStatus("N004", .info, "The TV provider chosen in the platform picker is not supported by this requestor.",
-                       details: detail)
+        AdvancedStatus(
+            "N004", .info, "The TV provider chosen in the platform picker is not supported by this requestor.",
+            details: detail)
     }
 
     /// What the platform picker's failures mean (iOS cookbook step 4); nil for

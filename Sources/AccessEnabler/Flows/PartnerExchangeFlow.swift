@@ -71,9 +71,10 @@ package struct PartnerExchangeFlow: Sendable {
     ///   - configuration: the requestor's (the recheck's provider rules).
     ///   - channelIdentifier: the environment's SAML issuer (RequestorConfiguration.samlIssuer).
     ///   - partnerTimeoutMillis: the host's `PartnerFramework.timeoutMillis`.
-    package init(mvpd: MVPD, status: PartnerStatus, interactive: Bool, configuration: RequestorConfiguration,
-                 channelIdentifier: String, partnerTimeoutMillis: Int?)
-    {
+    package init(
+        mvpd: MVPD, status: PartnerStatus, interactive: Bool, configuration: RequestorConfiguration,
+        channelIdentifier: String, partnerTimeoutMillis: Int?
+    ) {
         self.mvpd = mvpd
         self.status = status
         self.interactive = interactive
@@ -84,12 +85,14 @@ package struct PartnerExchangeFlow: Sendable {
 
     /// setRequestor's silent exchange (iOS cookbook step 2) for a usable `status`, when its
     /// provider is an MVPD of `configuration` with platform services enabled; nil: nothing to exchange.
-    package static func silent(status: PartnerStatus, configuration: RequestorConfiguration, channelIdentifier: String,
-                               partnerTimeoutMillis: Int?) -> PartnerExchangeFlow?
-    {
+    package static func silent(
+        status: PartnerStatus, configuration: RequestorConfiguration, channelIdentifier: String,
+        partnerTimeoutMillis: Int?
+    ) -> PartnerExchangeFlow? {
         guard let mvpd = status.mvpd(in: configuration), mvpd.enablePlatformServices else { return nil }
-        return PartnerExchangeFlow(mvpd: mvpd, status: status, interactive: false, configuration: configuration,
-                                   channelIdentifier: channelIdentifier, partnerTimeoutMillis: partnerTimeoutMillis)
+        return PartnerExchangeFlow(
+            mvpd: mvpd, status: status, interactive: false, configuration: configuration,
+            channelIdentifier: channelIdentifier, partnerTimeoutMillis: partnerTimeoutMillis)
     }
 
     package var isFinished: Bool { if case .finished = state { true } else { false } }
@@ -112,8 +115,9 @@ package struct PartnerExchangeFlow: Sendable {
         case .success(.fallback(let fallback)):
             return finish(fallbackOutcome(fallback))
         case .success(.samlRequest(let saml)):
-            var request = PartnerMetadataRequest(channelIdentifier: channelIdentifier,
-                                                 isInterruptionAllowed: interactive && saml.allowsInterruption)
+            var request = PartnerMetadataRequest(
+                channelIdentifier: channelIdentifier,
+                isInterruptionAllowed: interactive && saml.allowsInterruption)
             request.attributeNames = saml.attributeNames
             request.verificationToken = saml.verificationToken
             state = .askingForSAML
@@ -137,8 +141,10 @@ package struct PartnerExchangeFlow: Sendable {
             return finish(fallback)
         case .usable(let latest):
             state = .exchangingSAML
-            return [.cachePartnerStatus(latest),
-                    .request(.partnerProfile(mvpd: mvpd, samlResponse: saml, partnerStatus: latest.headerValue))]
+            return [
+                .cachePartnerStatus(latest),
+                .request(.partnerProfile(mvpd: mvpd, samlResponse: saml, partnerStatus: latest.headerValue)),
+            ]
         }
     }
 
@@ -174,12 +180,20 @@ package struct PartnerExchangeFlow: Sendable {
         if let provider = metadata.accountProviderIdentifier { latest.providerID = provider }
         if let expiration = metadata.authenticationExpirationDate { latest.expirationDate = expiration }
         if let problem = latest.problem(at: now, configuration: configuration) {
-            return .unusable(.fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                                                                        context: "after the SAML step, \(problem)")))
+            return .unusable(
+                .fallback(
+                    nil,
+                    status: Self.fallbackStatus(
+                        mvpd, reason: "platform_answer_unusable",
+                        context: "after the SAML step, \(problem)")))
         }
         if latest.mvpd(in: configuration)?.id != mvpd.id {
-            return .unusable(.fallback(nil, status: Self.fallbackStatus(mvpd, reason: "platform_answer_unusable",
-                context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)")))
+            return .unusable(
+                .fallback(
+                    nil,
+                    status: Self.fallbackStatus(
+                        mvpd, reason: "platform_answer_unusable",
+                        context: "the platform answered for provider \(latest.providerID ?? "none"), not \(mvpd.id)")))
         }
         return .usable(latest)
     }

@@ -9,9 +9,10 @@ package enum ProfileUse {
     /// A profile made through the platform's single sign-on, which needs the partner status.
     package static func isPartnerProfile(_ profile: Profile) -> Bool { profile.type == "appleSSO" }
 
-    package static func isUsable(_ profile: Profile, at now: Int64, partner: PartnerStatus?,
-                                 configuration: RequestorConfiguration?) -> Bool
-    {
+    package static func isUsable(
+        _ profile: Profile, at now: Int64, partner: PartnerStatus?,
+        configuration: RequestorConfiguration?
+    ) -> Bool {
         guard profile.isValid(at: now) else { return false }
         guard isPartnerProfile(profile) else { return true }
         guard let partner, let configuration, partner.problem(at: now, configuration: configuration) == nil else { return false }
@@ -20,12 +21,12 @@ package enum ProfileUse {
 
     /// The profile the calls use among `profiles`: the selected MVPD's if usable, else the usable
     /// one that lasts longest (Adobe's advice when several exist).
-    package static func current(_ profiles: [Profile], selected: String?, at now: Int64, partner: PartnerStatus?,
-                                configuration: RequestorConfiguration?) -> Profile?
-    {
+    package static func current(
+        _ profiles: [Profile], selected: String?, at now: Int64, partner: PartnerStatus?,
+        configuration: RequestorConfiguration?
+    ) -> Profile? {
         let usable = profiles.filter { isUsable($0, at: now, partner: partner, configuration: configuration) }
         if let selected, let profile = usable.first(where: { $0.mvpd == selected }) { return profile }
         return usable.max { $0.notAfter < $1.notAfter }
     }
 }
-

@@ -25,9 +25,10 @@ package struct RequestorSetupFlow: Sendable {
         package var profilesFresh: Bool
         package var now: Int64
 
-        package init(call: CallID, partnerConfigured: Bool, cachedConfiguration: RequestorConfiguration?,
-                     configurationFresh: Bool, profilesFresh: Bool, now: Int64)
-        {
+        package init(
+            call: CallID, partnerConfigured: Bool, cachedConfiguration: RequestorConfiguration?,
+            configurationFresh: Bool, profilesFresh: Bool, now: Int64
+        ) {
             self.call = call
             self.partnerConfigured = partnerConfigured
             self.cachedConfiguration = cachedConfiguration
@@ -118,9 +119,10 @@ package struct RequestorSetupFlow: Sendable {
 
     /// The requestor is set. `hasCurrentProfile`: a profile is usable now (ProfileUse.current);
     /// `partnerStatus`: the cached one (nil: none).
-    package mutating func requestorReady(hasCurrentProfile: Bool, partnerStatus: PartnerStatus?,
-                                         configuration: RequestorConfiguration, now: Int64) -> [Action]
-    {
+    package mutating func requestorReady(
+        hasCurrentProfile: Bool, partnerStatus: PartnerStatus?,
+        configuration: RequestorConfiguration, now: Int64
+    ) -> [Action] {
         guard case .fetching = state else { return [] }
         if inputs.partnerConfigured, !hasCurrentProfile, let partnerStatus,
             partnerStatus.problem(at: now, configuration: configuration) == nil

@@ -12,12 +12,15 @@ extension StatusCatalog {
     /// profile (authenticate-all rule), N011 for a TempPass, none for the others.
     package static func authenticated(_ profile: Profile) -> AdvancedStatus? {
         if profile.isDegraded {
-            return AdvancedStatus("N010", .warning, "Authenticated under an authenticate-all degradation rule "
-                + "(the MVPD's systems are degraded).", extras: ["mvpd": .string(profile.mvpd)])
+            return AdvancedStatus(
+                "N010", .warning,
+                "Authenticated under an authenticate-all degradation rule "
+                    + "(the MVPD's systems are degraded).", extras: ["mvpd": .string(profile.mvpd)])
         }
         if profile.isTemporary {
-            return AdvancedStatus("N011", .info, "Authenticated with TempPass.",
-                                  extras: ["mvpd": .string(profile.mvpd), "notAfter": .int(profile.notAfter)])
+            return AdvancedStatus(
+                "N011", .info, "Authenticated with TempPass.",
+                extras: ["mvpd": .string(profile.mvpd), "notAfter": .int(profile.notAfter)])
         }
         return nil
     }
@@ -25,10 +28,12 @@ extension StatusCatalog {
     /// N111: the TempPass expired (its time or, promotional, its resources are used up). `error`:
     /// Adobe's answer when it said so; nil when the stored profile's `notAfter` has passed.
     package static func tempPassExpired(mvpd: String?, _ error: EnhancedError? = nil) -> AdvancedStatus {
-        let message = error?.code == "temporary_access_resources_limit_exceeded"
+        let message =
+            error?.code == "temporary_access_resources_limit_exceeded"
             ? "TempPass expired: its resources are used up." : "TempPass expired."
-        return AdvancedStatus("N111", .warning, message, extras: mvpd.map { ["mvpd": .string($0)] } ?? [:],
-                              enhancedError: error)
+        return AdvancedStatus(
+            "N111", .warning, message, extras: mvpd.map { ["mvpd": .string($0)] } ?? [:],
+            enhancedError: error)
     }
 
     /// True when Adobe says the TempPass is over (403 top-level on profiles, item-level on decisions).
@@ -46,9 +51,13 @@ extension StatusCatalog {
                 return (tempPassExpired(mvpd: mvpd, error), AccessEnablerErrorCode.userNotAuthenticated)
             }
             if error.code == "invalid_header_identity_for_temporary_access" {
-                return (AdvancedStatus("N500", .error, "Promotional TempPass needs the viewer's identity: pass it as "
-                    + "getAuthentication's data, e.g. {\"email\": ...}.", enhancedError: error),
-                        AccessEnablerErrorCode.genericAuthentication)
+                return (
+                    AdvancedStatus(
+                        "N500", .error,
+                        "Promotional TempPass needs the viewer's identity: pass it as "
+                            + "getAuthentication's data, e.g. {\"email\": ...}.", enhancedError: error),
+                    AccessEnablerErrorCode.genericAuthentication
+                )
             }
         }
         return (loginFailure(failure, creatingSession: false), AccessEnablerErrorCode.genericAuthentication)
@@ -59,8 +68,10 @@ extension StatusCatalog {
     package static func authorized(source: String?, mvpd: String) -> AdvancedStatus? {
         switch source {
         case "degradation":
-            return AdvancedStatus("Z010", .warning, "Authorized under a degradation rule (authenticate-all or "
-                + "authorize-all): the MVPD's systems are degraded.", extras: ["mvpd": .string(mvpd)])
+            return AdvancedStatus(
+                "Z010", .warning,
+                "Authorized under a degradation rule (authenticate-all or "
+                    + "authorize-all): the MVPD's systems are degraded.", extras: ["mvpd": .string(mvpd)])
         case "temppass":
             return AdvancedStatus("Z011", .info, "Authorized using TempPass.", extras: ["mvpd": .string(mvpd)])
         default:

@@ -9,14 +9,20 @@ package enum StatusCatalog {
         switch failure.stage {
         case .registration:
             if case .registration = error {
-                return AdvancedStatus("R400", .error, "The application is not registered: the software statement "
-                    + "was refused.", enhancedError: error.enhancedError)
+                return AdvancedStatus(
+                    "R400", .error,
+                    "The application is not registered: the software statement "
+                        + "was refused.", enhancedError: error.enhancedError)
             }
-            return transport(error) ?? AdvancedStatus("R400", .error, "Dynamic client registration failed.",
-                                                     enhancedError: error.enhancedError)
+            return transport(error)
+                ?? AdvancedStatus(
+                    "R400", .error, "Dynamic client registration failed.",
+                    enhancedError: error.enhancedError)
         case .accessToken:
-            return transport(error) ?? AdvancedStatus("R401", .error, "No access token could be obtained.",
-                                                     enhancedError: error.enhancedError)
+            return transport(error)
+                ?? AdvancedStatus(
+                    "R401", .error, "No access token could be obtained.",
+                    enhancedError: error.enhancedError)
         case .call:
             if let status = transport(error) { return status }
             if case .enhanced(let enhanced, let httpStatus) = error {
@@ -35,10 +41,14 @@ package enum StatusCatalog {
     private static func transport(_ error: ServiceError) -> AdvancedStatus? {
         guard case .transport(let transport) = error else { return nil }
         switch transport {
-        case .tls: return AdvancedStatus("SEC420", .error, "HTTPS security error talking to Adobe: \(transport.summary).",
-                                         enhancedError: error.enhancedError)
-        default: return AdvancedStatus("CFG404", .error, "Adobe's servers cannot be reached: \(transport.summary).",
-                                       enhancedError: error.enhancedError)
+        case .tls:
+            return AdvancedStatus(
+                "SEC420", .error, "HTTPS security error talking to Adobe: \(transport.summary).",
+                enhancedError: error.enhancedError)
+        default:
+            return AdvancedStatus(
+                "CFG404", .error, "Adobe's servers cannot be reached: \(transport.summary).",
+                enhancedError: error.enhancedError)
         }
     }
 
@@ -46,12 +56,13 @@ package enum StatusCatalog {
     /// CFG5xx: Adobe's server errors, CFG429: still throttled after retries).
     private static func configurationHTTP(_ error: ServiceError) -> AdvancedStatus {
         let status = error.httpStatus
-        let message = switch status {
-        case 410: "This AccessEnabler is too old for Adobe's servers."
-        case 500...: "Adobe's server failed (HTTP \(status))."
-        case 0: "Adobe's configuration answer could not be read."
-        default: "The configuration request failed (HTTP \(status))."
-        }
+        let message =
+            switch status {
+            case 410: "This AccessEnabler is too old for Adobe's servers."
+            case 500...: "Adobe's server failed (HTTP \(status))."
+            case 0: "Adobe's configuration answer could not be read."
+            default: "The configuration request failed (HTTP \(status))."
+            }
         return AdvancedStatus(status == 0 ? "CFG500" : "CFG\(status)", .error, message, enhancedError: error.enhancedError)
     }
 
@@ -67,18 +78,24 @@ package enum StatusCatalog {
                 return codeExpired(error)
             }
             if creatingSession {
-                return AdvancedStatus("REG500", .error, "The registration code could not be obtained: "
-                    + (enhanced.message ?? enhanced.code) + ".", enhancedError: enhanced)
+                return AdvancedStatus(
+                    "REG500", .error,
+                    "The registration code could not be obtained: "
+                        + (enhanced.message ?? enhanced.code) + ".", enhancedError: enhanced)
             }
-            return AdvancedStatus("N500", .error, "Authentication failed: " + (enhanced.message ?? enhanced.code) + ".",
-                                  enhancedError: enhanced)
+            return AdvancedStatus(
+                "N500", .error, "Authentication failed: " + (enhanced.message ?? enhanced.code) + ".",
+                enhancedError: enhanced)
         }
     }
 
     package static func codeExpired(_ error: EnhancedError? = nil) -> AdvancedStatus {
-        AdvancedStatus("N130", .error, "The authentication session (registration code) expired or is unknown.",
-                       enhancedError: error ?? .sdk("authentication_session_expired", action: "authentication",
-                                                    message: "The registration code expired before the login completed."))
+        AdvancedStatus(
+            "N130", .error, "The authentication session (registration code) expired or is unknown.",
+            enhancedError: error
+                ?? .sdk(
+                    "authentication_session_expired", action: "authentication",
+                    message: "The registration code expired before the login completed."))
     }
 
     /// An authorization denial (item-level error) → its Z code, N000 when Adobe no longer has the
@@ -93,14 +110,19 @@ package enum StatusCatalog {
         let text = error.details ?? error.message ?? error.code
         switch error.code {
         case "invalid_header_pfs_permission_access_not_granted":
-            return AdvancedStatus("VSA403", .info, "The viewer denied this app access to the TV provider account: "
-                + "not authenticated through the platform (\(text))", enhancedError: error)
+            return AdvancedStatus(
+                "VSA403", .info,
+                "The viewer denied this app access to the TV provider account: "
+                    + "not authenticated through the platform (\(text))", enhancedError: error)
         case "invalid_header_pfs_permission_access_not_determined":
-            return AdvancedStatus("VSA404", .info, "The viewer has not decided on this app's access to the TV provider "
-                + "account: not authenticated through the platform (\(text))", enhancedError: error)
+            return AdvancedStatus(
+                "VSA404", .info,
+                "The viewer has not decided on this app's access to the TV provider "
+                    + "account: not authenticated through the platform (\(text))", enhancedError: error)
         case let code where code.hasPrefix("invalid_header_pfs_"):
-            return AdvancedStatus("N000", .error, "The viewer is not authenticated through the platform: \(text)",
-                                  enhancedError: error)
+            return AdvancedStatus(
+                "N000", .error, "The viewer is not authenticated through the platform: \(text)",
+                enhancedError: error)
         case "authorization_denied_by_mvpd", "authorization_denied_by_parental_controls", "preauthorization_denied_by_mvpd",
             "authorization_not_found", "authorization_expired":
             return AdvancedStatus("Z100", .error, text, enhancedError: error)
@@ -161,10 +183,11 @@ package enum StatusCatalog {
     /// and refused partner statuses have their own handling.
     package static func needsAuthentication(_ error: EnhancedError?) -> Bool {
         guard let error else { return false }
-        if ["authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
-            "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated"]
-            .contains(error.code)
-        {
+        if [
+            "authenticated_profile_missing", "authenticated_profile_expired", "authenticated_profile_invalidated",
+            "authentication_session_missing", "authentication_session_expired", "authentication_session_invalidated",
+        ]
+        .contains(error.code) {
             return true
         }
         return error.action == "authentication" && !isTempPassOver(error) && !isPartnerStatusRefusal(error)

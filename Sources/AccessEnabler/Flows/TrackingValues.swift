@@ -9,13 +9,14 @@ struct TrackingValues: Sendable {
     let os: String
 
     init(deviceInfo: [String: JSONValue]) {
-        deviceType = switch deviceInfo["primaryHardwareType"]?.stringValue {
-        case "MobilePhone": "mobile"
-        case "Tablet": "tablet"
-        case "Desktop": "computer"
-        case "GamesConsole": "gameconsole"
-        default: "unknown"
-        }
+        deviceType =
+            switch deviceInfo["primaryHardwareType"]?.stringValue {
+            case "MobilePhone": "mobile"
+            case "Tablet": "tablet"
+            case "Desktop": "computer"
+            case "GamesConsole": "gameconsole"
+            default: "unknown"
+            }
         os = deviceInfo["osName"]?.stringValue ?? "Linux"
     }
 }

@@ -27,8 +27,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         var overLimit = false
         let maxBodyBytes: Int
 
-        init(id: Int, request: HTTPRequest, maxBodyBytes: Int,
-             completion: @escaping (Result<HTTPResponse, TransportError>) -> Void) {
+        init(
+            id: Int, request: HTTPRequest, maxBodyBytes: Int,
+            completion: @escaping (Result<HTTPResponse, TransportError>) -> Void
+        ) {
             self.id = id
             self.request = request
             self.maxBodyBytes = maxBodyBytes
@@ -57,11 +59,14 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // At most 8 connections to one host (more requests queue inside libcurl; HTTP/2 multiplexes).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
         let box = Unmanaged.passRetained(ThreadBox(self))
-        started = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
-            box.transport?.run()
-            return nil
-        }, box.toOpaque()) == 0
+        started =
+            pthread_create(
+                &thread, nil,
+                { raw in
+                    let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
+                    box.transport?.run()
+                    return nil
+                }, box.toOpaque()) == 0
         if !started { box.release() }
     }
 

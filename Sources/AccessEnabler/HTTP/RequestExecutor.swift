@@ -28,9 +28,10 @@ package final class RequestExecutor: Sendable {
 
     private let serverClock: ServerClock?
 
-    package init(transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
-                 clock: any WallClock = SystemClock())
-    {
+    package init(
+        transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
+        clock: any WallClock = SystemClock()
+    ) {
         self.transport = transport
         self.serverClock = serverClock
         self.bucket = Locked(TokenBucket(perSecond: requestsPerSecond))
@@ -55,8 +56,9 @@ package final class RequestExecutor: Sendable {
         while true {
             if !paced {
                 let now = monotonicNanos()
-                let wait = max(bucket.withLock { $0.reserve(nowNanos: now) },
-                               recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
+                let wait = max(
+                    bucket.withLock { $0.reserve(nowNanos: now) },
+                    recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
                 // Adobe counts arrivals: the burst's first request (a new connection) arrives later
                 // after its send than paced ones do, so Adobe's refill starts later than ours; a
                 // paced request waits a tenth longer to stay behind it.

@@ -21,8 +21,9 @@ package enum ServiceError: Error, Sendable {
         case .enhanced(let error, _): error
         case .registration(let code, let status):
             // A server error of DCR's is worth repeating; its 4xx answers are about the registration.
-            EnhancedError(status: status, code: code, action: status >= 500 ? "retry" : "application-registration",
-                          message: "Dynamic client registration answered \(code).")
+            EnhancedError(
+                status: status, code: code, action: status >= 500 ? "retry" : "application-registration",
+                message: "Dynamic client registration answered \(code).")
         case .transport(.cancelled):
             .sdk("request_cancelled", action: "none", message: "The request was cancelled.")
         case .transport(let error):
@@ -30,11 +31,13 @@ package enum ServiceError: Error, Sendable {
         case .throttled:
             .sdk("too_many_requests", action: "retry", message: "Adobe throttled the device (HTTP 429).")
         case .http(let status):
-            EnhancedError(status: status, code: "http_\(status)", action: status >= 500 ? "retry" : "none",
-                          message: "HTTP \(status) without a JSON error body.")
+            EnhancedError(
+                status: status, code: "http_\(status)", action: status >= 500 ? "retry" : "none",
+                message: "HTTP \(status) without a JSON error body.")
         case .malformed(let operation, let detail):
-            .sdk("server_response_format_unknown", action: "none",
-                 message: "Unexpected \(operation) answer: \(detail).")
+            .sdk(
+                "server_response_format_unknown", action: "none",
+                message: "Unexpected \(operation) answer: \(detail).")
         }
     }
 

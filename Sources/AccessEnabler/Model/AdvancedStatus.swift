@@ -13,9 +13,10 @@ public struct AdvancedStatus: Sendable, Hashable {
     public var extras: [String: JSONValue]
     public var enhancedError: EnhancedError?
 
-    public init(_ errorID: String, _ level: Level, _ message: String, details: String? = nil,
-                extras: [String: JSONValue] = [:], enhancedError: EnhancedError? = nil)
-    {
+    public init(
+        _ errorID: String, _ level: Level, _ message: String, details: String? = nil,
+        extras: [String: JSONValue] = [:], enhancedError: EnhancedError? = nil
+    ) {
         self.errorID = errorID
         self.level = level
         self.message = message

@@ -27,9 +27,10 @@ package struct Decision: Decodable, Sendable {
 
     private enum CodingKeys: String, CodingKey { case resource, mvpd, source, authorized, token, notAfter, error }
 
-    package init(resource: String, authorized: Bool, error: EnhancedError? = nil, token: MediaToken? = nil,
-                 notAfter: Int64? = nil, source: String? = nil, mvpd: String? = nil)
-    {
+    package init(
+        resource: String, authorized: Bool, error: EnhancedError? = nil, token: MediaToken? = nil,
+        notAfter: Int64? = nil, source: String? = nil, mvpd: String? = nil
+    ) {
         self.resource = resource
         self.authorized = authorized
         self.error = error

@@ -103,7 +103,8 @@ enum DeviceDefaults {
         }
         let release = field(&names.release)
         let machine = field(&names.machine)
-        let model = SystemFile.firstLine("/sys/devices/virtual/dmi/id/product_name")
+        let model =
+            SystemFile.firstLine("/sys/devices/virtual/dmi/id/product_name")
             ?? SystemFile.firstLine("/proc/device-tree/model") ?? "Linux \(machine)"
         var info: [String: JSONValue] = [
             "primaryHardwareType": .string(Defaults.primaryHardwareType), "model": .string(model), "version": .string(machine),

@@ -11,8 +11,10 @@ public struct EnhancedError: Error, Sendable, Hashable, Codable {
     public var helpUrl: String?
     public var trace: String?
 
-    public init(status: Int, code: String, action: String? = nil, message: String? = nil, details: String? = nil,
-                helpUrl: String? = nil, trace: String? = nil) {
+    public init(
+        status: Int, code: String, action: String? = nil, message: String? = nil, details: String? = nil,
+        helpUrl: String? = nil, trace: String? = nil
+    ) {
         self.status = status
         self.code = code
         self.action = action
@@ -49,4 +51,3 @@ public struct EnhancedError: Error, Sendable, Hashable, Codable {
         EnhancedError(status: 0, code: code, action: action, message: message)
     }
 }
-

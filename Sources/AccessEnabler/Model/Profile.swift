@@ -32,8 +32,10 @@ package struct Profile: Codable, Sendable, Hashable {
     /// metadata, which logout then reads first (the V1 cookbook's logout step). nil: known.
     package var originUnknown: Bool?
 
-    package init(mvpd: String, notBefore: Int64, notAfter: Int64, issuer: String, type: String,
-                 attributes: [String: ProfileAttribute]) {
+    package init(
+        mvpd: String, notBefore: Int64, notAfter: Int64, issuer: String, type: String,
+        attributes: [String: ProfileAttribute]
+    ) {
         self.mvpd = mvpd
         self.notBefore = notBefore
         self.notAfter = notAfter

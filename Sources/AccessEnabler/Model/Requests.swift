@@ -27,10 +27,11 @@ public struct MetadataKey: Sendable, Hashable {
     /// a JSON number — `"0"` is refused, as the header documents numbers —, missing name).
     public init?(json: JSONValue) {
         guard let object = json.objectValue, let given = object["opCode"] else { return nil }
-        let number: Int64? = switch given {
-        case .int, .double: given.int64Value
-        default: nil
-        }
+        let number: Int64? =
+            switch given {
+            case .int, .double: given.int64Value
+            default: nil
+            }
         guard let code = number, (0...3).contains(code) else { return nil }
         opCode = Int32(code)
         resourceID = object["resource_id"]?.stringValue

@@ -58,9 +58,10 @@ public struct PartnerMetadata: Sendable, Equatable {
     /// The SAML attribute query response, as the platform returns it.
     public var samlAttributeQueryResponse: String?
 
-    public init(accountProviderIdentifier: String? = nil, authenticationExpirationDate: Int64? = nil,
-                samlAttributeQueryResponse: String? = nil)
-    {
+    public init(
+        accountProviderIdentifier: String? = nil, authenticationExpirationDate: Int64? = nil,
+        samlAttributeQueryResponse: String? = nil
+    ) {
         self.accountProviderIdentifier = accountProviderIdentifier
         self.authenticationExpirationDate = authenticationExpirationDate
         self.samlAttributeQueryResponse = samlAttributeQueryResponse

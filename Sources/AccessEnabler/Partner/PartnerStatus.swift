@@ -14,9 +14,10 @@ package struct PartnerStatus: Sendable, Equatable {
     package var error: PartnerError?
     package var errorSource: ErrorSource
 
-    package init(access: PartnerAccess, providerID: String? = nil, expirationDate: Int64? = nil, error: PartnerError? = nil,
-                 errorSource: ErrorSource = .permission)
-    {
+    package init(
+        access: PartnerAccess, providerID: String? = nil, expirationDate: Int64? = nil, error: PartnerError? = nil,
+        errorSource: ErrorSource = .permission
+    ) {
         self.access = access
         self.providerID = providerID
         self.expirationDate = expirationDate
@@ -51,7 +52,7 @@ package struct PartnerStatus: Sendable, Equatable {
         case .denied, .restricted: return "invalid_header_pfs_permission_access_not_granted"
         }
         guard let providerID, !providerID.isEmpty, error == nil,
-              configuration.map({ $0.mvpd(platformMappingID: providerID) != nil }) ?? true
+            configuration.map({ $0.mvpd(platformMappingID: providerID) != nil }) ?? true
         else { return "invalid_header_pfs_provider_id_not_determined" }
         return "invalid_header_pfs_provider_info_expired"
     }

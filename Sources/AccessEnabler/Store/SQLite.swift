@@ -111,15 +111,19 @@ final class SQLiteDatabase {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw lastError() }
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
-                case SQLITE_NULL: .null
-                default:
-                    .text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column),
-                                                               count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
-                }
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_NULL: .null
+                    default:
+                        .text(
+                            String(
+                                decoding: UnsafeBufferPointer(
+                                    start: sqlite3_column_text(statement, column),
+                                    count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
+                    }
+                })
         }
     }
 
@@ -145,8 +149,9 @@ final class SQLiteDatabase {
     }
 
     private func lastError() -> StoreError {
-        StoreError("\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))",
-                   kind: .sqlite(sqlite3_extended_errcode(handle)))
+        StoreError(
+            "\(String(cString: sqlite3_errmsg(handle))) (SQLite \(sqlite3_extended_errcode(handle)))",
+            kind: .sqlite(sqlite3_extended_errcode(handle)))
     }
 }
 

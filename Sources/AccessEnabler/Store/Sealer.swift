@@ -42,7 +42,7 @@ package struct Sealer: Sendable {
         var output = [UInt8](repeating: 0, count: input.count + 16)
         var tag = [UInt8](repeating: 0, count: Self.tagLength)
         guard let cipher = Cipher(key: key.pointer, nonce: nonce, aad: Array(context.utf8), encrypt: true),
-              let written = cipher.update(input, into: &output), cipher.finish(), cipher.tag(into: &tag)
+            let written = cipher.update(input, into: &output), cipher.finish(), cipher.tag(into: &tag)
         else { return nil }
         return Self.prefix + Data(nonce + output.prefix(written) + tag).base64EncodedString()
     }
@@ -51,8 +51,8 @@ package struct Sealer: Sendable {
     /// or for another record, or was altered.
     func open(_ sealed: String, context: String) -> String? {
         guard Self.isSealed(sealed),
-              let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count))),
-              data.count >= Self.nonceLength + Self.tagLength
+            let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count))),
+            data.count >= Self.nonceLength + Self.tagLength
         else { return nil }
         let bytes = [UInt8](data)
         let nonce = Array(bytes.prefix(Self.nonceLength))
@@ -60,7 +60,7 @@ package struct Sealer: Sendable {
         let body = Array(bytes[Self.nonceLength..<(bytes.count - Self.tagLength)])
         var output = [UInt8](repeating: 0, count: body.count + 16)
         guard let cipher = Cipher(key: key.pointer, nonce: nonce, aad: Array(context.utf8), encrypt: false),
-              let written = cipher.update(body, into: &output), cipher.setTag(tag), cipher.finish()
+            let written = cipher.update(body, into: &output), cipher.setTag(tag), cipher.finish()
         else { return nil }
         return String(validating: output.prefix(written), as: UTF8.self)
     }
@@ -74,13 +74,15 @@ package struct Sealer: Sendable {
             guard let context = EVP_CIPHER_CTX_new() else { return nil }
             self.context = context
             self.encrypt = encrypt
-            let ready = encrypt
+            let ready =
+                encrypt
                 ? EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
                 : EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
             guard ready == 1 else { return nil }
             var length: Int32 = 0
             let added = aad.withUnsafeBufferPointer { aad in
-                encrypt ? EVP_EncryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count))
+                encrypt
+                    ? EVP_EncryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count))
                     : EVP_DecryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count))
             }
             guard added == 1 else { return nil }
@@ -90,7 +92,9 @@ package struct Sealer: Sendable {
 
         func update(_ input: [UInt8], into output: inout [UInt8]) -> Int? {
             var length: Int32 = 0
-            let ok = encrypt ? EVP_EncryptUpdate(context, &output, &length, input, Int32(input.count))
+            let ok =
+                encrypt
+                ? EVP_EncryptUpdate(context, &output, &length, input, Int32(input.count))
                 : EVP_DecryptUpdate(context, &output, &length, input, Int32(input.count))
             return ok == 1 ? Int(length) : nil
         }
@@ -99,7 +103,9 @@ package struct Sealer: Sendable {
         func finish() -> Bool {
             var scratch = [UInt8](repeating: 0, count: 32)
             var length: Int32 = 0
-            return (encrypt ? EVP_EncryptFinal_ex(context, &scratch, &length)
+            return
+                (encrypt
+                ? EVP_EncryptFinal_ex(context, &scratch, &length)
                 : EVP_DecryptFinal_ex(context, &scratch, &length)) == 1
         }
 

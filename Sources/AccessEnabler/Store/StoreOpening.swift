@@ -27,13 +27,15 @@ enum StoreOpening {
         let file = try StoreFile(path: path, logger: logger)
         do {
             let (database, from) = try prepare(path, check: check, file: file)
-            let status: StoreOpenStatus = file.repaired ? .modeRepaired
+            let status: StoreOpenStatus =
+                file.repaired
+                ? .modeRepaired
                 : !file.existed || from == 0 ? .created : from < StoreSchema.version ? .upgraded : .opened
             if from > StoreSchema.version {
                 logger.info("the store has schema version \(from), newer than this library's \(StoreSchema.version): using it as is")
             }
             return Opened(database: database, status: status)
-        } catch where error.isCorruption {
+        } catch  where error.isCorruption {
             let aside = path + ".corrupt-\(SystemClock().nowMillis())"
             for suffix in ["", "-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
                 guard rename(path + suffix, aside + suffix) == 0 else {
@@ -121,8 +123,9 @@ final class StoreFile {
         }
         repaired = !repairs.isEmpty
         if repaired {
-            logger.warning("the store \(path) was open to group or others (\(repairs.joined(separator: ", "))): set to 0600; "
-                + "another local user may have read or altered it")
+            logger.warning(
+                "the store \(path) was open to group or others (\(repairs.joined(separator: ", "))): set to 0600; "
+                    + "another local user may have read or altered it")
         }
     }
 
@@ -142,20 +145,23 @@ final class StoreFile {
         guard fstat(descriptor, &info) == 0 else { throw StoreError("cannot stat \(name) \(path) (errno \(errno))") }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFLNK: throw StoreError("\(name) \(path) is a symbolic link: refused (a store is never opened through one)", kind: .unsafeFile)
+        case S_IFLNK:
+            throw StoreError("\(name) \(path) is a symbolic link: refused (a store is never opened through one)", kind: .unsafeFile)
         default: throw StoreError("\(name) \(path) is not a regular file: refused", kind: .unsafeFile)
         }
         let user = geteuid()
         guard info.st_uid == user else {
-            throw StoreError("\(name) \(path) is owned by uid \(info.st_uid), not by this process's user (uid \(user)): refused",
-                             kind: .unsafeFile)
+            throw StoreError(
+                "\(name) \(path) is owned by uid \(info.st_uid), not by this process's user (uid \(user)): refused",
+                kind: .unsafeFile)
         }
         let mode = info.st_mode & 0o7777
         if mode & 0o077 != 0 {
             // chmod on the descriptor's inode (fchmod does not take an O_PATH descriptor).
             guard chmod("/proc/self/fd/\(descriptor)", 0o600) == 0 else {
-                throw StoreError("\(name) \(path) has mode 0\(String(mode, radix: 8)), open to group or others, "
-                                 + "and cannot be set to 0600 (errno \(errno))", kind: .unsafeFile)
+                throw StoreError(
+                    "\(name) \(path) has mode 0\(String(mode, radix: 8)), open to group or others, "
+                        + "and cannot be set to 0600 (errno \(errno))", kind: .unsafeFile)
             }
             repairs.append("\(name == "the store" ? "mode" : String(name.dropFirst("the store's ".count))) 0\(String(mode, radix: 8))")
         }

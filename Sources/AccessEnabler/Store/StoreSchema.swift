@@ -44,8 +44,10 @@ enum StoreSchema {
     static var version: Int { migrations.count }
 
     /// The tables whose rows belong to one app (cleared by AE_STORE_CHECK_CLEAR).
-    static let appTables = ["clients", "access_tokens", "configurations", "profiles", "profile_syncs",
-                            "selected_mvpds", "authorizations", "app_keys"]
+    static let appTables = [
+        "clients", "access_tokens", "configurations", "profiles", "profile_syncs",
+        "selected_mvpds", "authorizations", "app_keys",
+    ]
 
     /// Applies the missing migrations; returns the version the file had (0: new).
     static func migrate(_ database: SQLiteDatabase) throws(StoreError) -> Int {

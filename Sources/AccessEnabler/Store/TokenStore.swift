@@ -61,9 +61,10 @@ package final class TokenStore: Sendable {
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
-    package init(path: String?, app: String = "", sealer: Sealer? = nil, check: IntegrityCheck = .quick,
-                 logger: Logger = .silent) throws(StoreError)
-    {
+    package init(
+        path: String?, app: String = "", sealer: Sealer? = nil, check: IntegrityCheck = .quick,
+        logger: Logger = .silent
+    ) throws(StoreError) {
         let opened = try StoreOpening.open(path: path, check: check, logger: logger)
         var status = opened.status
         if check == .clear {
@@ -128,8 +129,9 @@ package final class TokenStore: Sendable {
         }
         if found.contains(where: { $0.rows.contains { $0.last?.text.map(Sealer.isSealed) == true } }) {
             let plaintext = found.reduce(0) { $0 + $1.rows.filter { $0.last?.text.map(Sealer.isSealed) == false }.count }
-            logger.error("the store holds sealed records of this app but no key check (it was deleted): "
-                + "refused as tampering; its \(plaintext) unsealed value(s) are not sealed and will not be used")
+            logger.error(
+                "the store holds sealed records of this app but no key check (it was deleted): "
+                    + "refused as tampering; its \(plaintext) unsealed value(s) are not sealed and will not be used")
             return
         }
         for (table, column, key, rows) in found {
@@ -139,8 +141,9 @@ package final class TokenStore: Sendable {
                 let context = ([table, app] + keyValues).joined(separator: "|")
                 guard let sealed = sealer.seal(value, context: context) else { throw StoreError("libcrypto failed to seal") }
                 let filter = key.map { "\($0) = ?" }.joined(separator: " AND ")
-                try database.query("UPDATE \(table) SET \(column) = ? WHERE app = ? AND \(filter)",
-                                   [.text(sealed), .text(app)] + keyValues.map { .text($0) })
+                try database.query(
+                    "UPDATE \(table) SET \(column) = ? WHERE app = ? AND \(filter)",
+                    [.text(sealed), .text(app)] + keyValues.map { .text($0) })
             }
         }
     }
@@ -165,7 +168,9 @@ package final class TokenStore: Sendable {
         if Sealer.isSealed(value) {
             guard owner == app else { return nil }  // another app's key, which this store does not hold
             if let sealer, let plaintext = sealer.open(value, context: context.joined(separator: "|")) { return plaintext }
-            if sealer != nil { reportTampering(context, "holds a sealed value that does not open for it (altered, or moved from another record)") }
+            if sealer != nil {
+                reportTampering(context, "holds a sealed value that does not open for it (altered, or moved from another record)")
+            }
             return nil
         }
         guard isSealed(db, app: owner) else { return value }
@@ -187,13 +192,16 @@ package final class TokenStore: Sendable {
     private func reportTampering(_ context: [String], _ what: String) {
         guard reportedTampering.withLock({ $0.insert(context.joined(separator: "|") + "|" + what).inserted }) else { return }
         let column = Self.sealedColumns.first { $0.table == context[0] }?.column ?? "?"
-        let line = "the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
+        let line =
+            "the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
             + "refused as tampering; the record is treated as absent"
         pendingReports.withLock { $0.append(line) }
     }
 
     private func flushReports() {
-        for line in pendingReports.withLock({ lines in defer { lines = [] }; return lines }) { logger.error(line) }
+        for line in pendingReports.withLock({ lines in
+            defer { lines = [] }; return lines
+        }) { logger.error(line) }
     }
 
     @discardableResult
@@ -233,9 +241,11 @@ package final class TokenStore: Sendable {
 
     package func credentials(_ scope: StoreScope) throws(StoreError) -> (ClientCredentials, baseURL: String)? {
         try run { db throws(StoreError) in
-            guard let row = try db.query(
-                "SELECT client_id, client_secret, base_url FROM clients WHERE app = ? AND api = ?",
-                [.text(scope.app), .text(scope.api)]).first,
+            guard
+                let row = try db.query(
+                    "SELECT client_id, client_secret, base_url FROM clients WHERE app = ? AND api = ?",
+                    [.text(scope.app), .text(scope.api)]
+                ).first,
                 let id = row[0].text, let secret = opened(db, row[1].text, ["clients", scope.app, scope.api]),
                 let base = row[2].text
             else { return nil }
@@ -254,24 +264,29 @@ package final class TokenStore: Sendable {
                 try db.query("DELETE FROM authorizations WHERE app = ? AND api = ?", key)
                 try db.query(
                     "INSERT OR REPLACE INTO clients (app, api, base_url, client_id, client_secret) VALUES (?, ?, ?, ?, ?)",
-                    key + [.text(baseURL), .text(credentials.clientID),
-                           try sealed(credentials.clientSecret, ["clients", scope.app, scope.api])])
+                    key + [
+                        .text(baseURL), .text(credentials.clientID),
+                        try sealed(credentials.clientSecret, ["clients", scope.app, scope.api]),
+                    ])
             }
         }
     }
 
     package func deleteCredentials(_ scope: StoreScope, clientID: String) throws(StoreError) {
         try run { db throws(StoreError) in
-            try db.query("DELETE FROM clients WHERE app = ? AND api = ? AND client_id = ?",
-                         [.text(scope.app), .text(scope.api), .text(clientID)])
+            try db.query(
+                "DELETE FROM clients WHERE app = ? AND api = ? AND client_id = ?",
+                [.text(scope.app), .text(scope.api), .text(clientID)])
         }
     }
 
     package func accessToken(_ scope: StoreScope, clientID: String) throws(StoreError) -> (token: String, expiresAt: Int64)? {
         try run { db throws(StoreError) in
-            guard let row = try db.query(
-                "SELECT token, expires_at FROM access_tokens WHERE app = ? AND api = ? AND client_id = ?",
-                [.text(scope.app), .text(scope.api), .text(clientID)]).first,
+            guard
+                let row = try db.query(
+                    "SELECT token, expires_at FROM access_tokens WHERE app = ? AND api = ? AND client_id = ?",
+                    [.text(scope.app), .text(scope.api), .text(clientID)]
+                ).first,
                 let token = opened(db, row[0].text, ["access_tokens", scope.app, scope.api, clientID]),
                 let expiresAt = row[1].integer
             else { return nil }
@@ -283,8 +298,10 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             try db.query(
                 "INSERT OR REPLACE INTO access_tokens (app, api, client_id, token, expires_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(scope.app), .text(scope.api), .text(clientID),
-                 try sealed(token, ["access_tokens", scope.app, scope.api, clientID]), .integer(expiresAt)])
+                [
+                    .text(scope.app), .text(scope.api), .text(clientID),
+                    try sealed(token, ["access_tokens", scope.app, scope.api, clientID]), .integer(expiresAt),
+                ])
         }
     }
 
@@ -294,8 +311,8 @@ package final class TokenStore: Sendable {
             try db.transaction { () throws(StoreError) in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api)]
                 guard let row = try db.query("SELECT client_id, token FROM access_tokens WHERE app = ? AND api = ?", key).first,
-                      let clientID = row[0].text,
-                      opened(db, row[1].text, ["access_tokens", scope.app, scope.api, clientID]) == token
+                    let clientID = row[0].text,
+                    opened(db, row[1].text, ["access_tokens", scope.app, scope.api, clientID]) == token
                 else { return }
                 try db.query("DELETE FROM access_tokens WHERE app = ? AND api = ?", key)
             }
@@ -308,9 +325,11 @@ package final class TokenStore: Sendable {
         -> (RequestorConfiguration, fetchedAt: Int64)?
     {
         try run { db throws(StoreError) in
-            guard let row = try db.query(
-                "SELECT body, fetched_at FROM configurations WHERE app = ? AND api = ? AND requestor = ?",
-                [.text(scope.app), .text(scope.api), .text(requestor)]).first,
+            guard
+                let row = try db.query(
+                    "SELECT body, fetched_at FROM configurations WHERE app = ? AND api = ? AND requestor = ?",
+                    [.text(scope.app), .text(scope.api), .text(requestor)]
+                ).first,
                 let body = row[0].text, let fetchedAt = row[1].integer,
                 let configuration = try? JSON.decode(RequestorConfiguration.self, from: Array(body.utf8))
             else { return nil }
@@ -324,8 +343,10 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             try db.query(
                 "INSERT OR REPLACE INTO configurations (app, api, requestor, body, fetched_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(scope.app), .text(scope.api), .text(configuration.requestorID), .text(JSON.text(configuration)),
-                 .integer(fetchedAt)])
+                [
+                    .text(scope.app), .text(scope.api), .text(configuration.requestorID), .text(JSON.text(configuration)),
+                    .integer(fetchedAt),
+                ])
         }
     }
 
@@ -348,7 +369,8 @@ package final class TokenStore: Sendable {
                     .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
             }
             let synced = try db.query(
-                "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key).first?.first?.integer
+                "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key
+            ).first?.first?.integer
             profileCache.withLock { $0[cacheKey] = (stamp, (profiles, synced)) }
             return (profiles, synced)
         }
@@ -356,16 +378,18 @@ package final class TokenStore: Sendable {
 
     /// Replaces the requestor's profiles with Adobe's answer (profiles absent there were logged out
     /// or expired) and records the sync time.
-    package func replaceProfiles(_ scope: StoreScope, requestor: String, deviceID: String, with profiles: [Profile],
-                                 syncedAt: Int64) throws(StoreError)
-    {
+    package func replaceProfiles(
+        _ scope: StoreScope, requestor: String, deviceID: String, with profiles: [Profile],
+        syncedAt: Int64
+    ) throws(StoreError) {
         try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
                 try db.query("DELETE FROM profiles WHERE app = ? AND api = ? AND requestor = ?", key)
                 for profile in profiles { try insert(db, scope, requestor, deviceID, profile) }
-                try db.query("INSERT OR REPLACE INTO profile_syncs (app, api, requestor, synced_at) VALUES (?, ?, ?, ?)",
-                             key + [.integer(syncedAt)])
+                try db.query(
+                    "INSERT OR REPLACE INTO profile_syncs (app, api, requestor, synced_at) VALUES (?, ?, ?, ?)",
+                    key + [.integer(syncedAt)])
             }
         }
     }
@@ -374,14 +398,17 @@ package final class TokenStore: Sendable {
         try writingProfiles { db throws(StoreError) in try insert(db, scope, requestor, deviceID, profile) }
     }
 
-    private func insert(_ db: SQLiteDatabase, _ scope: StoreScope, _ requestor: String, _ deviceID: String,
-                        _ profile: Profile) throws(StoreError)
-    {
+    private func insert(
+        _ db: SQLiteDatabase, _ scope: StoreScope, _ requestor: String, _ deviceID: String,
+        _ profile: Profile
+    ) throws(StoreError) {
         try db.query(
             "INSERT OR REPLACE INTO profiles (app, api, requestor, mvpd, device_id, body, not_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(scope.app), .text(scope.api), .text(requestor), .text(profile.mvpd), .text(deviceID),
-             try sealed(JSON.text(profile), ["profiles", scope.app, scope.api, requestor, profile.mvpd]),
-             .integer(profile.notAfter)])
+            [
+                .text(scope.app), .text(scope.api), .text(requestor), .text(profile.mvpd), .text(deviceID),
+                try sealed(JSON.text(profile), ["profiles", scope.app, scope.api, requestor, profile.mvpd]),
+                .integer(profile.notAfter),
+            ])
     }
 
     /// Removes the requestor's profiles (all, or one MVPD's) and their authorization expiries.
@@ -402,7 +429,8 @@ package final class TokenStore: Sendable {
         try writingProfiles { db throws(StoreError) in
             try db.transaction { () throws(StoreError) -> Int in
                 let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(deviceID)]
-                let count = try db.query("SELECT COUNT(*) FROM profiles WHERE app = ? AND api = ? AND device_id != ?", key)
+                let count =
+                    try db.query("SELECT COUNT(*) FROM profiles WHERE app = ? AND api = ? AND device_id != ?", key)
                     .first?.first?.integer ?? 0
                 if count > 0 {
                     try db.query("DELETE FROM profiles WHERE app = ? AND api = ? AND device_id != ?", key)
@@ -417,8 +445,10 @@ package final class TokenStore: Sendable {
 
     package func selectedMVPD(_ scope: StoreScope, requestor: String) throws(StoreError) -> String? {
         try run { db throws(StoreError) in
-            try db.query("SELECT mvpd FROM selected_mvpds WHERE app = ? AND api = ? AND requestor = ?",
-                         [.text(scope.app), .text(scope.api), .text(requestor)]).first?.first?.text
+            try db.query(
+                "SELECT mvpd FROM selected_mvpds WHERE app = ? AND api = ? AND requestor = ?",
+                [.text(scope.app), .text(scope.api), .text(requestor)]
+            ).first?.first?.text
         }
     }
 
@@ -426,8 +456,9 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             if let mvpd {
-                try db.query("INSERT OR REPLACE INTO selected_mvpds (app, api, requestor, mvpd) VALUES (?, ?, ?, ?)",
-                             key + [.text(mvpd)])
+                try db.query(
+                    "INSERT OR REPLACE INTO selected_mvpds (app, api, requestor, mvpd) VALUES (?, ?, ?, ?)",
+                    key + [.text(mvpd)])
             } else {
                 try db.query("DELETE FROM selected_mvpds WHERE app = ? AND api = ? AND requestor = ?", key)
             }
@@ -442,7 +473,8 @@ package final class TokenStore: Sendable {
         try run { db throws(StoreError) in
             try db.query(
                 "SELECT not_after FROM authorizations WHERE app = ? AND api = ? AND requestor = ? AND mvpd = ? AND resource = ?",
-                [.text(scope.app), .text(scope.api), .text(requestor), .text(mvpd), .text(resource)]).first?.first?.integer
+                [.text(scope.app), .text(scope.api), .text(requestor), .text(mvpd), .text(resource)]
+            ).first?.first?.integer
         }
     }
 
@@ -450,9 +482,10 @@ package final class TokenStore: Sendable {
     /// `synchronous = NORMAL` for this one write; the next ordinary commit syncs it): it is a cache
     /// of Adobe's answer written after every authorization, so a power cut may lose the latest one
     /// (V1 then asks authorize once more; getMetadata(1) answers nothing), never tear it.
-    package func saveAuthorizationExpiry(_ scope: StoreScope, requestor: String, mvpd: String, resource: String,
-                                         notAfter: Int64) throws(StoreError)
-    {
+    package func saveAuthorizationExpiry(
+        _ scope: StoreScope, requestor: String, mvpd: String, resource: String,
+        notAfter: Int64
+    ) throws(StoreError) {
         try run { db throws(StoreError) in
             try db.execute("PRAGMA synchronous = NORMAL")
             defer { try? db.execute("PRAGMA synchronous = FULL") }
@@ -469,7 +502,7 @@ package final class TokenStore: Sendable {
     package func clockAnchor(bootID: String) throws(StoreError) -> (anchor: ServerClock.Anchor?, latest: Int64?) {
         try run { db throws(StoreError) in
             guard let row = try db.query("SELECT boot_id, server_ms, boot_ms, latest_server_ms FROM server_clock WHERE id = 1").first,
-                  let server = row[1].integer, let boot = row[2].integer
+                let server = row[1].integer, let boot = row[2].integer
             else { return (nil, nil) }
             let anchor = !bootID.isEmpty && row[0].text == bootID ? ServerClock.Anchor(serverMillis: server, bootMillis: boot) : nil
             return (anchor, row[3].integer)

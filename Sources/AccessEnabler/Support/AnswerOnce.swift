@@ -71,9 +71,10 @@ package final class AnswerOnce<Value: Sendable>: Sendable {
 
     /// Ends the slot with `value()` (as a timeout: the `onCancel` handlers run) unless it is over
     /// within `millis` of `clock`'s time. The timer stops when the slot ends first.
-    package func startTimeout(millis: Int64, clock: any WallClock = SystemClock(),
-                              with value: @escaping @Sendable () -> Value)
-    {
+    package func startTimeout(
+        millis: Int64, clock: any WallClock = SystemClock(),
+        with value: @escaping @Sendable () -> Value
+    ) {
         let timer = Task {
             await clock.sleep(millis: millis)
             if !Task.isCancelled { self.finish(value(), .timedOut) }
@@ -106,10 +107,11 @@ extension AnswerOnce {
     /// Starts a request with `start` and waits for its outcome: the answer given to the slot,
     /// `timedOut()` after `timeoutMillis` of `clock`'s time (nil: no timeout), or `cancelled()`
     /// when the waiting task is cancelled (before `start` too: then `start` is not called).
-    package static func wait(timeoutMillis: Int64?, clock: any WallClock = SystemClock(),
-                             timedOut: @escaping @Sendable () -> Value, cancelled: @escaping @Sendable () -> Value,
-                             _ start: (AnswerOnce<Value>) -> Void) async -> Value
-    {
+    package static func wait(
+        timeoutMillis: Int64?, clock: any WallClock = SystemClock(),
+        timedOut: @escaping @Sendable () -> Value, cancelled: @escaping @Sendable () -> Value,
+        _ start: (AnswerOnce<Value>) -> Void
+    ) async -> Value {
         let pending = Locked<AnswerOnce<Value>?>(nil)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in

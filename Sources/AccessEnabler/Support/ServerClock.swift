@@ -40,9 +40,10 @@ package final class ServerClock: WallClock, Sendable {
     /// Sleeps on the local clock (a server-time offset does not change durations).
     package func sleep(millis: Int64) async { await local.sleep(millis: millis) }
 
-    package init(local: any WallClock, boot: @escaping @Sendable () -> Int64 = bootMillis, anchor: Anchor? = nil,
-                 latestServerMillis: Int64? = nil, onAnchor: @escaping @Sendable (Anchor) -> Void = { _ in })
-    {
+    package init(
+        local: any WallClock, boot: @escaping @Sendable () -> Int64 = bootMillis, anchor: Anchor? = nil,
+        latestServerMillis: Int64? = nil, onAnchor: @escaping @Sendable (Anchor) -> Void = { _ in }
+    ) {
         self.local = local
         self.boot = boot
         self.onAnchor = onAnchor
@@ -99,13 +100,13 @@ package enum HTTPDate {
     package static func parse(_ text: String) -> Int64? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), parts[5] == "GMT",
-              let day = digits(parts[1], 2), (1...31).contains(day),
-              let month = months.firstIndex(of: String(parts[2])),
-              let year = digits(parts[3], 4), year >= 1970
+            let day = digits(parts[1], 2), (1...31).contains(day),
+            let month = months.firstIndex(of: String(parts[2])),
+            let year = digits(parts[3], 4), year >= 1970
         else { return nil }
         let time = parts[4].split(separator: ":", omittingEmptySubsequences: false)
         guard time.count == 3, let hour = digits(time[0], 2), let minute = digits(time[1], 2),
-              let second = digits(time[2], 2), hour <= 23, minute <= 59, second <= 60
+            let second = digits(time[2], 2), hour <= 23, minute <= 59, second <= 60
         else { return nil }
         return daysFromCivil(year: year, month: month + 1, day: day) * 86_400
             + Int64(hour * 3600 + minute * 60 + second)

@@ -133,33 +133,42 @@ enum LoginFixtures {
         return mvpd
     }
 
-    static let configuration = RequestorConfiguration(requestorID: "REF30", domains: ["adobe.com"], mvpds: [
-        mvpd("Cablevision"), mvpd("Dish"), mvpd("TempPass_TEST40", tempPass: true),
-    ])
+    static let configuration = RequestorConfiguration(
+        requestorID: "REF30", domains: ["adobe.com"],
+        mvpds: [
+            mvpd("Cablevision"), mvpd("Dish"), mvpd("TempPass_TEST40", tempPass: true),
+        ])
 
-    static let partnerConfiguration = RequestorConfiguration(requestorID: "REF30", domains: ["adobe.com"], mvpds: [
-        mvpd("Cablevision"), mvpd("Comcast", platform: "comcast-id"), mvpd("Spectrum", platform: "spectrum-id", boarding: "PICKER"),
-    ])
+    static let partnerConfiguration = RequestorConfiguration(
+        requestorID: "REF30", domains: ["adobe.com"],
+        mvpds: [
+            mvpd("Cablevision"), mvpd("Comcast", platform: "comcast-id"), mvpd("Spectrum", platform: "spectrum-id", boarding: "PICKER"),
+        ])
 
     static func requestor(_ configuration: RequestorConfiguration = configuration) -> LoginFlow.Requestor {
         LoginFlow.Requestor(configuration: configuration, pollIntervalMillis: 4_000, channelIdentifier: channel)
     }
 
-    static func flow(mode: LoginMode = .secondScreen, activationURL: String? = nil, partner: Bool = false,
-                     configuration: RequestorConfiguration? = nil) -> LoginFlow
-    {
-        let settings = LoginFlow.Settings(loginMode: mode, activationURL: activationURL,
-                                          tracking: TrackingValues(deviceInfo: [:]),
-                                          partner: partner ? .init(name: "Apple", timeoutMillis: nil) : nil)
-        return LoginFlow(settings: settings,
-                         requestor: requestor(configuration ?? (partner ? partnerConfiguration : self.configuration)))
+    static func flow(
+        mode: LoginMode = .secondScreen, activationURL: String? = nil, partner: Bool = false,
+        configuration: RequestorConfiguration? = nil
+    ) -> LoginFlow {
+        let settings = LoginFlow.Settings(
+            loginMode: mode, activationURL: activationURL,
+            tracking: TrackingValues(deviceInfo: [:]),
+            partner: partner ? .init(name: "Apple", timeoutMillis: nil) : nil)
+        return LoginFlow(
+            settings: settings,
+            requestor: requestor(configuration ?? (partner ? partnerConfiguration : self.configuration)))
     }
 
-    static func profile(_ mvpd: String, type: String = "regular", notAfter: Int64 = far, user: String = "user-1",
-                        identity: String? = nil) -> Profile
-    {
-        var profile = Profile(mvpd: mvpd, notBefore: 0, notAfter: notAfter, issuer: type == "regular" ? mvpd : "Adobe",
-                              type: type, attributes: ["userID": ProfileAttribute(value: .string(user))])
+    static func profile(
+        _ mvpd: String, type: String = "regular", notAfter: Int64 = far, user: String = "user-1",
+        identity: String? = nil
+    ) -> Profile {
+        var profile = Profile(
+            mvpd: mvpd, notBefore: 0, notAfter: notAfter, issuer: type == "regular" ? mvpd : "Adobe",
+            type: type, attributes: ["userID": ProfileAttribute(value: .string(user))])
         profile.tempPassIdentity = identity
         return profile
     }
@@ -191,11 +200,14 @@ enum LoginFixtures {
 struct LoginTraceTests {
     @Test func theTraceNamesTheCallsAndTheExplanationOfAnEnd() {
         let status = AdvancedStatus("N005", .info, "The MVPD selection was cancelled.")
-        #expect(LoginTrace.line(Emission(.status(status), calls: [CallID(1), CallID(2)]))
-            == "emit [1,2] status N005/info The MVPD selection was cancelled.")
-        #expect(LoginTrace.line(.end(CallID(1), .setAuthenticationStatus(0, "Provider Not Selected Error"), explanation: status))
-            == "end 1 authenticated(0, Provider Not Selected Error) ← N005")
-        #expect(LoginTrace.line(AdvancedStatus("REGCODE", .info, "m", extras: ["url": "u", "code": "c"]))
-            == #"REGCODE/info m {"code":"c","url":"u"}"#)
+        #expect(
+            LoginTrace.line(Emission(.status(status), calls: [CallID(1), CallID(2)]))
+                == "emit [1,2] status N005/info The MVPD selection was cancelled.")
+        #expect(
+            LoginTrace.line(.end(CallID(1), .setAuthenticationStatus(0, "Provider Not Selected Error"), explanation: status))
+                == "end 1 authenticated(0, Provider Not Selected Error) ← N005")
+        #expect(
+            LoginTrace.line(AdvancedStatus("REGCODE", .info, "m", extras: ["url": "u", "code": "c"]))
+                == #"REGCODE/info m {"code":"c","url":"u"}"#)
     }
 }

@@ -8,13 +8,15 @@ import Testing
 /// every way back to the regular flow (Engine+Partner.exchange, Engine+V1Partner.exchange).
 struct PartnerExchangeFlowTests {
     typealias F = LoginFixtures
-    let status = PartnerStatus(access: PartnerAccess(.granted, signIn: .signedIn), providerID: "comcast-id",
-                               expirationDate: LoginFixtures.far)
+    let status = PartnerStatus(
+        access: PartnerAccess(.granted, signIn: .signedIn), providerID: "comcast-id",
+        expirationDate: LoginFixtures.far)
     let saml = SAMLRequest(verificationToken: "REQ", attributeNames: ["userID", "zip"], allowsInterruption: true)
 
     func exchange(_ mvpd: String = "Comcast", interactive: Bool = true, timeout: Int? = nil) -> PartnerExchangeFlow {
-        PartnerExchangeFlow(mvpd: F.partnerConfiguration.mvpd(mvpd)!, status: status, interactive: interactive,
-                            configuration: F.partnerConfiguration, channelIdentifier: F.channel, partnerTimeoutMillis: timeout)
+        PartnerExchangeFlow(
+            mvpd: F.partnerConfiguration.mvpd(mvpd)!, status: status, interactive: interactive,
+            configuration: F.partnerConfiguration, channelIdentifier: F.channel, partnerTimeoutMillis: timeout)
     }
 
     /// An exchange waiting for the platform's SAML response.
@@ -29,16 +31,23 @@ struct PartnerExchangeFlowTests {
         var flow = exchange()
         #expect(LoginTrace.lines(flow.start()) == ["request partnerRequest Comcast \(status.headerValue)"])
         #expect(flow.start().isEmpty)
-        #expect(LoginTrace.lines(flow.partnerRequestAnswered(.success(.samlRequest(saml))))
-            == ["ask metadata(interruption: true, attributes: userID,zip, token: REQ, channel: \(F.channel)) 60000ms"])
+        #expect(
+            LoginTrace.lines(flow.partnerRequestAnswered(.success(.samlRequest(saml))))
+                == ["ask metadata(interruption: true, attributes: userID,zip, token: REQ, channel: \(F.channel)) 60000ms"])
         // The platform's answer updates the expiry: the rechecked status is cached and sent.
         var latest = status
         latest.expirationDate = F.far + 1
-        #expect(LoginTrace.lines(flow.samlAnswered(.success(PartnerMetadata(accountProviderIdentifier: "comcast-id",
-            authenticationExpirationDate: F.far + 1, samlAttributeQueryResponse: "<SAML/>")), now: F.now))
-            == ["cache granted comcast-id \(F.far + 1)", "request partnerProfile Comcast <SAML/> \(latest.headerValue)"])
-        #expect(LoginTrace.lines(flow.partnerProfileAnswered(.success(.profile(F.profile("Comcast", type: "appleSSO")))))
-            == ["finish profile Comcast appleSSO"])
+        #expect(
+            LoginTrace.lines(
+                flow.samlAnswered(
+                    .success(
+                        PartnerMetadata(
+                            accountProviderIdentifier: "comcast-id",
+                            authenticationExpirationDate: F.far + 1, samlAttributeQueryResponse: "<SAML/>")), now: F.now))
+                == ["cache granted comcast-id \(F.far + 1)", "request partnerProfile Comcast <SAML/> \(latest.headerValue)"])
+        #expect(
+            LoginTrace.lines(flow.partnerProfileAnswered(.success(.profile(F.profile("Comcast", type: "appleSSO")))))
+                == ["finish profile Comcast appleSSO"])
         #expect(flow.isFinished)
         #expect(flow.partnerProfileAnswered(.success(.profile(F.profile("Comcast")))).isEmpty)
     }
@@ -46,12 +55,14 @@ struct PartnerExchangeFlowTests {
     @Test func aProfileAtOnceOrAFailureEndsTheFirstStep() {
         var flow = exchange()
         _ = flow.start()
-        #expect(LoginTrace.lines(flow.partnerRequestAnswered(.success(.profile(F.profile("Comcast", type: "degraded")))))
-            == ["finish profile Comcast degraded"])
+        #expect(
+            LoginTrace.lines(flow.partnerRequestAnswered(.success(.profile(F.profile("Comcast", type: "degraded")))))
+                == ["finish profile Comcast degraded"])
         var failing = exchange()
         _ = failing.start()
-        #expect(LoginTrace.lines(failing.partnerRequestAnswered(.failure(F.failure(.transport(.timedOut)))))
-            == ["finish failed call network_error"])
+        #expect(
+            LoginTrace.lines(failing.partnerRequestAnswered(.failure(F.failure(.transport(.timedOut)))))
+                == ["finish failed call network_error"])
     }
 
     /// Adobe's fallbacks and the SDK's own get seed 003's one code: N004 when single sign-on is not
@@ -61,19 +72,33 @@ struct PartnerExchangeFlowTests {
         let session = try F.session(#"{"actionName":"authenticate","reasonType":"pfs_fallback","code":"FB1"}"#)
         let vsa503 = "VSA503/info The platform's TV provider account could not be used"
         let cases: [(String, PartnerFallback, String)] = [
-            ("Comcast", PartnerFallback(session: session, reason: "pfs_fallback"),
-             "fallback session=FB1 \(vsa503) (Adobe did not accept the platform's status); log in with the provider instead. details=pfs_fallback"),
-            ("Comcast", PartnerFallback(session: session, reason: "missing_parameters_fallback"),
-             "fallback session=FB1 \(vsa503) (Adobe asked for parameters of the regular login); log in with the provider instead. details=missing_parameters_fallback"),
-            ("Comcast", PartnerFallback(session: session, reason: "configuration_fallback"),
-             "fallback session=FB1 N004/info Single sign-on through the platform is not available for Comcast TV with this app. details=configuration_fallback"),
-            ("Comcast", PartnerFallback(reason: "profile_request_refused"),
-             "fallback session=nil N004/info Single sign-on through the platform is not available for Comcast TV with this app. details=profile_request_refused"),
-            ("Comcast", PartnerFallback(reason: "unsupported_authentication_request",
-                                        context: "Adobe asked for a oauth authentication request, not SAML"),
-             "fallback session=nil \(vsa503) (Adobe asked for a oauth authentication request, not SAML); log in with the provider instead. details=unsupported_authentication_request"),
-            ("Comcast", PartnerFallback(reason: "something_new"),
-             "fallback session=nil \(vsa503) (Adobe answered something_new); log in with the provider instead. details=something_new"),
+            (
+                "Comcast", PartnerFallback(session: session, reason: "pfs_fallback"),
+                "fallback session=FB1 \(vsa503) (Adobe did not accept the platform's status); log in with the provider instead. details=pfs_fallback"
+            ),
+            (
+                "Comcast", PartnerFallback(session: session, reason: "missing_parameters_fallback"),
+                "fallback session=FB1 \(vsa503) (Adobe asked for parameters of the regular login); log in with the provider instead. details=missing_parameters_fallback"
+            ),
+            (
+                "Comcast", PartnerFallback(session: session, reason: "configuration_fallback"),
+                "fallback session=FB1 N004/info Single sign-on through the platform is not available for Comcast TV with this app. details=configuration_fallback"
+            ),
+            (
+                "Comcast", PartnerFallback(reason: "profile_request_refused"),
+                "fallback session=nil N004/info Single sign-on through the platform is not available for Comcast TV with this app. details=profile_request_refused"
+            ),
+            (
+                "Comcast",
+                PartnerFallback(
+                    reason: "unsupported_authentication_request",
+                    context: "Adobe asked for a oauth authentication request, not SAML"),
+                "fallback session=nil \(vsa503) (Adobe asked for a oauth authentication request, not SAML); log in with the provider instead. details=unsupported_authentication_request"
+            ),
+            (
+                "Comcast", PartnerFallback(reason: "something_new"),
+                "fallback session=nil \(vsa503) (Adobe answered something_new); log in with the provider instead. details=something_new"
+            ),
             ("Comcast", PartnerFallback(reason: nil), "fallback session=nil \(vsa503); log in with the provider instead."),
             ("Spectrum", PartnerFallback(session: session, reason: "pfs_fallback"), "fallback session=FB1 silent"),
             ("Spectrum", PartnerFallback(reason: nil), "fallback session=nil silent"),
@@ -109,8 +134,10 @@ struct PartnerExchangeFlowTests {
         for (answer, outcome) in [
             (Result<PartnerMetadata, PartnerError>.failure(PartnerError(.userCancelled)), "partnerFailed userCancelled"),
             (.failure(PartnerError(.timeout, detail: "no reply in 60000 ms")), "partnerFailed timeout: no reply in 60000 ms"),
-            (.success(PartnerMetadata(accountProviderIdentifier: "comcast-id")),
-             "partnerFailed failed: the platform returned no SAML response"),
+            (
+                .success(PartnerMetadata(accountProviderIdentifier: "comcast-id")),
+                "partnerFailed failed: the platform returned no SAML response"
+            ),
             (.success(PartnerMetadata(samlAttributeQueryResponse: "")), "partnerFailed failed: the platform returned no SAML response"),
         ] {
             var flow = askingForSAML()
@@ -123,12 +150,18 @@ struct PartnerExchangeFlowTests {
         let prefix = "finish fallback session=nil VSA503/info The platform's TV provider account could not be used ("
         let suffix = "); log in with the provider instead. details=platform_answer_unusable"
         let cases: [(PartnerMetadata, String)] = [
-            (PartnerMetadata(accountProviderIdentifier: "spectrum-id", samlAttributeQueryResponse: "<S/>"),
-             "the platform answered for provider spectrum-id, not Comcast"),
-            (PartnerMetadata(accountProviderIdentifier: "other-id", samlAttributeQueryResponse: "<S/>"),
-             "after the SAML step, provider other-id is not in the configuration"),
-            (PartnerMetadata(authenticationExpirationDate: F.now, samlAttributeQueryResponse: "<S/>"),
-             "after the SAML step, the provider authentication expired"),
+            (
+                PartnerMetadata(accountProviderIdentifier: "spectrum-id", samlAttributeQueryResponse: "<S/>"),
+                "the platform answered for provider spectrum-id, not Comcast"
+            ),
+            (
+                PartnerMetadata(accountProviderIdentifier: "other-id", samlAttributeQueryResponse: "<S/>"),
+                "after the SAML step, provider other-id is not in the configuration"
+            ),
+            (
+                PartnerMetadata(authenticationExpirationDate: F.now, samlAttributeQueryResponse: "<S/>"),
+                "after the SAML step, the provider authentication expired"
+            ),
         ]
         for (metadata, context) in cases {
             var flow = askingForSAML()
@@ -136,28 +169,40 @@ struct PartnerExchangeFlowTests {
         }
         // An answer without provider or expiry keeps the status the exchange started with.
         var flow = askingForSAML()
-        #expect(LoginTrace.lines(flow.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now))
-            == ["cache granted comcast-id \(F.far)", "request partnerProfile Comcast <S/> \(status.headerValue)"])
+        #expect(
+            LoginTrace.lines(flow.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now))
+                == ["cache granted comcast-id \(F.far)", "request partnerProfile Comcast <S/> \(status.headerValue)"])
     }
 
     @Test func adobeRefusingTheSAMLFallsBack() {
         var refused = askingForSAML()
         _ = refused.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now)
-        #expect(LoginTrace.lines(refused.partnerProfileAnswered(.success(.fallback(PartnerFallback(
-            reason: "invalid_parameter_saml_response",
-            context: "Adobe refused the platform's SAML response (HTTP 400, invalid_parameter_saml_response)")))))
-            == ["finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe refused "
-                + "the platform's SAML response (HTTP 400, invalid_parameter_saml_response)); log in with the provider instead. "
-                + "details=invalid_parameter_saml_response"])
+        #expect(
+            LoginTrace.lines(
+                refused.partnerProfileAnswered(
+                    .success(
+                        .fallback(
+                            PartnerFallback(
+                                reason: "invalid_parameter_saml_response",
+                                context: "Adobe refused the platform's SAML response (HTTP 400, invalid_parameter_saml_response)")))))
+                == [
+                    "finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe refused "
+                        + "the platform's SAML response (HTTP 400, invalid_parameter_saml_response)); log in with the provider instead. "
+                        + "details=invalid_parameter_saml_response"
+                ])
         var v1 = askingForSAML()
         _ = v1.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now)
-        #expect(LoginTrace.lines(v1.partnerProfileAnswered(.success(.fallback(PartnerFallback(reason: "token_exchange_refused")))))
-            == ["finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe refused "
-                + "the platform's SAML response); log in with the provider instead. details=token_exchange_refused"])
+        #expect(
+            LoginTrace.lines(v1.partnerProfileAnswered(.success(.fallback(PartnerFallback(reason: "token_exchange_refused")))))
+                == [
+                    "finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe refused "
+                        + "the platform's SAML response); log in with the provider instead. details=token_exchange_refused"
+                ])
         var failing = askingForSAML()
         _ = failing.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now)
-        #expect(LoginTrace.lines(failing.partnerProfileAnswered(.failure(F.failure(.malformed(operation: "tokens/authn", detail: "x")))))
-            == ["finish failed call server_response_format_unknown"])
+        #expect(
+            LoginTrace.lines(failing.partnerProfileAnswered(.failure(F.failure(.malformed(operation: "tokens/authn", detail: "x")))))
+                == ["finish failed call server_response_format_unknown"])
     }
 
     /// Every state × every event that does not belong to it: no actions.
@@ -191,24 +236,32 @@ struct PartnerExchangeFlowTests {
     /// setRequestor's silent exchange: only for a provider of the configuration with platform
     /// services; its outcome is saved or logged, never shown.
     @Test func theSilentExchange() throws {
-        let flow = try #require(PartnerExchangeFlow.silent(status: status, configuration: F.partnerConfiguration,
-                                                            channelIdentifier: F.channel, partnerTimeoutMillis: nil))
+        let flow = try #require(
+            PartnerExchangeFlow.silent(
+                status: status, configuration: F.partnerConfiguration,
+                channelIdentifier: F.channel, partnerTimeoutMillis: nil))
         #expect(flow.mvpd.id == "Comcast" && !flow.interactive)
         var unknown = status
         unknown.providerID = "other-id"
-        #expect(PartnerExchangeFlow.silent(status: unknown, configuration: F.partnerConfiguration, channelIdentifier: F.channel,
-                                           partnerTimeoutMillis: nil) == nil)
+        #expect(
+            PartnerExchangeFlow.silent(
+                status: unknown, configuration: F.partnerConfiguration, channelIdentifier: F.channel,
+                partnerTimeoutMillis: nil) == nil)
         var disabled = F.partnerConfiguration
         disabled.mvpds[1].enablePlatformServices = false
-        #expect(PartnerExchangeFlow.silent(status: status, configuration: disabled, channelIdentifier: F.channel,
-                                           partnerTimeoutMillis: nil) == nil)
+        #expect(
+            PartnerExchangeFlow.silent(
+                status: status, configuration: disabled, channelIdentifier: F.channel,
+                partnerTimeoutMillis: nil) == nil)
 
         let session = try F.session(#"{"actionName":"authenticate","reasonType":"pfs_fallback","code":"FB1"}"#)
         let reports: [(PartnerExchangeFlow.Outcome, Bool, LogLevel, String)] = [
             (.profile(F.profile("Comcast", type: "appleSSO")), true, .info, "partner account exchanged for a profile of Comcast"),
             (.fallback(session, status: nil), false, .info, "silent partner exchange fell back (pfs_fallback)"),
-            (.fallback(nil, status: AdvancedStatus("N004", .info, "x", details: "profile_request_refused")), false, .info,
-             "silent partner exchange fell back (profile_request_refused)"),
+            (
+                .fallback(nil, status: AdvancedStatus("N004", .info, "x", details: "profile_request_refused")), false, .info,
+                "silent partner exchange fell back (profile_request_refused)"
+            ),
             (.fallback(nil, status: nil), false, .info, "silent partner exchange fell back (not onboarded)"),
             (.partnerFailed(PartnerError(.timeout)), false, .warning, "silent partner exchange: partner failed (timeout)"),
             (.failed(F.failure(.http(status: 503))), false, .warning, "silent partner exchange failed (http_503)"),

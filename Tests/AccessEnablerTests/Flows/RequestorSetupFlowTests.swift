@@ -6,15 +6,19 @@ import Testing
 /// its steps and the fallback on a stored configuration.
 @Suite struct RequestorSetupFlowTests {
     let call = CallID(1)
-    let configuration = RequestorConfiguration(requestorID: "REF30", domains: ["adobe.com"], mvpds: [
-        MVPD(id: "Cablevision", displayName: "Optimum"),
-    ])
+    let configuration = RequestorConfiguration(
+        requestorID: "REF30", domains: ["adobe.com"],
+        mvpds: [
+            MVPD(id: "Cablevision", displayName: "Optimum")
+        ])
 
-    func inputs(partner: Bool = false, cached: Bool = false, configurationFresh: Bool = false,
-                profilesFresh: Bool = false) -> RequestorSetupFlow.Inputs
-    {
-        .init(call: call, partnerConfigured: partner, cachedConfiguration: cached ? configuration : nil,
-              configurationFresh: configurationFresh, profilesFresh: profilesFresh, now: 1_000)
+    func inputs(
+        partner: Bool = false, cached: Bool = false, configurationFresh: Bool = false,
+        profilesFresh: Bool = false
+    ) -> RequestorSetupFlow.Inputs {
+        .init(
+            call: call, partnerConfigured: partner, cachedConfiguration: cached ? configuration : nil,
+            configurationFresh: configurationFresh, profilesFresh: profilesFresh, now: 1_000)
     }
 
     /// A readable line per action.
@@ -43,8 +47,9 @@ import Testing
         #expect(lines(flow.start()) == ["fetchConfiguration", "fetchProfiles -"])
         #expect(lines(flow.profilesAnswered(.success([]))) == [])  // waits for the configuration
         #expect(lines(flow.configurationAnswered(.success(configuration))) == ["saveConfiguration", "replaceProfiles 0", "ready"])
-        #expect(lines(flow.requestorReady(hasCurrentProfile: false, partnerStatus: nil, configuration: configuration, now: 1_000))
-            == ["finish ok -"])
+        #expect(
+            lines(flow.requestorReady(hasCurrentProfile: false, partnerStatus: nil, configuration: configuration, now: 1_000))
+                == ["finish ok -"])
         #expect(flow.isFinished)
     }
 
@@ -93,7 +98,8 @@ import Testing
 
     @Test func thePartnerIsAskedFirstAndItsStatusSyncsTheProfiles() {
         var flow = RequestorSetupFlow(inputs(partner: true, cached: true, configurationFresh: true, profilesFresh: true))
-        #expect(lines(flow.start(statuses: [AdvancedStatus("SEC412", .warning, "moved")])) == ["status SEC412 [call#1]", "askPartnerStatus"])
+        #expect(
+            lines(flow.start(statuses: [AdvancedStatus("SEC412", .warning, "moved")])) == ["status SEC412 [call#1]", "askPartnerStatus"])
         // Events of later states before their turn are ignored.
         #expect(flow.configurationAnswered(.success(configuration)).isEmpty)
         #expect(flow.exchangeFinished().isEmpty)
@@ -102,25 +108,37 @@ import Testing
         // An unusable status: no header, the fresh profiles are not synced again.
         #expect(lines(flow.partnerStatusAnswered(denied, advisory: advisory)) == ["status VSA403 [call#1]", "ready"])
         #expect(flow.partnerStatusAnswered(denied, advisory: advisory).isEmpty)  // a second answer is late
-        #expect(lines(flow.requestorReady(hasCurrentProfile: false, partnerStatus: denied, configuration: configuration,
-                                          now: 1_000)) == ["finish ok VSA403"])
+        #expect(
+            lines(
+                flow.requestorReady(
+                    hasCurrentProfile: false, partnerStatus: denied, configuration: configuration,
+                    now: 1_000)) == ["finish ok VSA403"])
     }
 
     @Test func aUsablePartnerStatusWithoutAProfileExchangesSilently() {
-        let configuration = RequestorConfiguration(requestorID: "REF30", domains: [], mvpds: [{
-            var mvpd = MVPD(id: "Comcast_SSO", displayName: "Xfinity")
-            mvpd.enablePlatformServices = true
-            mvpd.platformMappingId = "Comcast"
-            return mvpd
-        }()])
-        var flow = RequestorSetupFlow(.init(call: call, partnerConfigured: true, cachedConfiguration: configuration,
-                                           configurationFresh: true, profilesFresh: true, now: 1_000))
+        let configuration = RequestorConfiguration(
+            requestorID: "REF30", domains: [],
+            mvpds: [
+                {
+                    var mvpd = MVPD(id: "Comcast_SSO", displayName: "Xfinity")
+                    mvpd.enablePlatformServices = true
+                    mvpd.platformMappingId = "Comcast"
+                    return mvpd
+                }()
+            ])
+        var flow = RequestorSetupFlow(
+            .init(
+                call: call, partnerConfigured: true, cachedConfiguration: configuration,
+                configurationFresh: true, profilesFresh: true, now: 1_000))
         _ = flow.start()
         let status = PartnerStatus(access: PartnerAccess(.granted), providerID: "Comcast", expirationDate: 9_000_000)
         #expect(lines(flow.partnerStatusAnswered(status, advisory: nil)) == ["fetchProfiles \(status.headerValue)"])
         #expect(lines(flow.profilesAnswered(.success([]))) == ["replaceProfiles 0", "ready"])
-        #expect(lines(flow.requestorReady(hasCurrentProfile: false, partnerStatus: status, configuration: configuration,
-                                          now: 1_000)) == ["silentExchange"])
+        #expect(
+            lines(
+                flow.requestorReady(
+                    hasCurrentProfile: false, partnerStatus: status, configuration: configuration,
+                    now: 1_000)) == ["silentExchange"])
         #expect(lines(flow.exchangeFinished()) == ["finish ok -"])
         #expect(flow.exchangeFinished().isEmpty)
     }

@@ -11,8 +11,11 @@ final class EmulatorProcess: @unchecked Sendable {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("Tests/emulator/emulator.py").path,
-                             "--port", "0", "--quiet", "--exit-with-parent"] + arguments
+        process.arguments =
+            [
+                "python3", root.appendingPathComponent("Tests/emulator/emulator.py").path,
+                "--port", "0", "--quiet", "--exit-with-parent",
+            ] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -39,8 +42,9 @@ final class EmulatorProcess: @unchecked Sendable {
         let transport = CurlTransport(options: .init())
         defer { transport.shutdown() }
         let data = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
-        let response = try await transport.send(HTTPRequest(
-            method: method, url: "\(url)/_emulator/\(name)", headers: [("Content-Type", "application/json")], body: data))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: method, url: "\(url)/_emulator/\(name)", headers: [("Content-Type", "application/json")], body: data))
         return try JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
     }
 

@@ -76,9 +76,17 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
         let rest = Array(path.dropFirst(3))
         switch (request.method, rest.first ?? "", rest.count) {
         case ("GET", "configuration", 1):
-            return json(200, ["requestor": ["id": "REF30", "name": "Reference", "domains": [["name": "adobe.com"]],
-                "mvpds": [["id": "Cablevision", "displayName": "Optimum", "logoUrl": "https://logo/c.png"],
-                          ["id": "Dish", "displayName": "DISH"]]]])
+            return json(
+                200,
+                [
+                    "requestor": [
+                        "id": "REF30", "name": "Reference", "domains": [["name": "adobe.com"]],
+                        "mvpds": [
+                            ["id": "Cablevision", "displayName": "Optimum", "logoUrl": "https://logo/c.png"],
+                            ["id": "Dish", "displayName": "DISH"],
+                        ],
+                    ]
+                ])
         case ("GET", "profiles", 1):
             return json(200, ["profiles": profiles])
         case ("GET", "profiles", 2):
@@ -92,44 +100,59 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
             let form = Encoding.queryParameters(of: "?" + body)
             guard let mvpd = form["mvpd"] else { return json(400, Self.error(400, "invalid_parameter_mvpd")) }
             if profiles[mvpd] != nil {
-                return json(200, ["actionName": "authorize", "actionType": "direct", "reasonType": "authenticated",
-                                  "sessionId": "s", "serviceProvider": "REF30", "mvpd": mvpd])
+                return json(
+                    200,
+                    [
+                        "actionName": "authorize", "actionType": "direct", "reasonType": "authenticated",
+                        "sessionId": "s", "serviceProvider": "REF30", "mvpd": mvpd,
+                    ])
             }
             let code = String(UUID().uuidString.prefix(7)).uppercased()
             sessions[code] = mvpd
-            return json(200, ["actionName": "authenticate", "actionType": "interactive", "reasonType": "none",
-                              "url": "/api/v2/authenticate/REF30/\(code)", "code": code, "sessionId": "s",
-                              "serviceProvider": "REF30", "mvpd": mvpd, "notBefore": "0",
-                              "notAfter": String(Int64(Date().timeIntervalSince1970 * 1000) + 600_000)])
+            return json(
+                200,
+                [
+                    "actionName": "authenticate", "actionType": "interactive", "reasonType": "none",
+                    "url": "/api/v2/authenticate/REF30/\(code)", "code": code, "sessionId": "s",
+                    "serviceProvider": "REF30", "mvpd": mvpd, "notBefore": "0",
+                    "notAfter": String(Int64(Date().timeIntervalSince1970 * 1000) + 600_000),
+                ])
         case ("POST", "decisions", 3):
             let kind = rest[1], mvpd = rest[2]
-            let resources = (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["resources"]
+            let resources =
+                (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["resources"]
                 as? [String] ?? []
             if resources.count > preauthorizeLimit {
                 return json(403, Self.error(403, "too_many_resources", action: "configuration"))
             }
-            return json(200, ["decisions": resources.map { resource -> [String: Any] in
-                var decision: [String: Any] = ["resource": resource, "serviceProvider": "REF30", "mvpd": mvpd, "source": "mvpd"]
-                if profiles[mvpd] == nil {
-                    decision["authorized"] = false
-                    decision["error"] = Self.error(403, "authenticated_profile_missing", action: "authentication")
-                } else if denied.contains(resource) {
-                    decision["authorized"] = false
-                    decision["error"] = Self.error(403, "\(kind == "authorize" ? "" : "pre")authorization_denied_by_mvpd")
-                } else {
-                    decision["authorized"] = true
-                    if kind == "authorize" {
-                        decision["token"] = ["notBefore": 1, "notAfter": 2, "serializedToken": "TOKEN-\(resource)"]
-                        decision["notAfter"] = profileNotAfter
+            return json(
+                200,
+                [
+                    "decisions": resources.map { resource -> [String: Any] in
+                        var decision: [String: Any] = ["resource": resource, "serviceProvider": "REF30", "mvpd": mvpd, "source": "mvpd"]
+                        if profiles[mvpd] == nil {
+                            decision["authorized"] = false
+                            decision["error"] = Self.error(403, "authenticated_profile_missing", action: "authentication")
+                        } else if denied.contains(resource) {
+                            decision["authorized"] = false
+                            decision["error"] = Self.error(403, "\(kind == "authorize" ? "" : "pre")authorization_denied_by_mvpd")
+                        } else {
+                            decision["authorized"] = true
+                            if kind == "authorize" {
+                                decision["token"] = ["notBefore": 1, "notAfter": 2, "serializedToken": "TOKEN-\(resource)"]
+                                decision["notAfter"] = profileNotAfter
+                            }
+                        }
+                        return decision
                     }
-                }
-                return decision
-            }])
+                ])
         case ("GET", "logout", 2):
             let mvpd = rest[1]
             let existed = profiles.removeValue(forKey: mvpd) != nil
-            var entry: [String: Any] = ["actionName": existed ? "logout" : "invalid",
-                                        "actionType": existed ? "interactive" : "none", "mvpd": mvpd]
+            var entry: [String: Any] = [
+                "actionName": existed ? "logout" : "invalid",
+                "actionType": existed ? "interactive" : "none", "mvpd": mvpd,
+            ]
             if existed { entry["url"] = "https://mvpd.example/logout" }
             return json(200, ["logouts": [mvpd: entry]])
         default:
@@ -143,10 +166,14 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
     /// Completes the login of `code` (the viewer on the second screen).
     func login(code: String, mvpd: String) {
         completed.insert(code)
-        profiles[mvpd] = ["notBefore": 0, "notAfter": profileNotAfter, "issuer": mvpd, "type": "regular",
-                          "attributes": ["userID": ["value": "user-1", "state": "plain"],
-                                         "zip": ["value": ["10001"], "state": "plain"],
-                                         "householdID": ["value": "c2VjcmV0", "state": "enc"]]]
+        profiles[mvpd] = [
+            "notBefore": 0, "notAfter": profileNotAfter, "issuer": mvpd, "type": "regular",
+            "attributes": [
+                "userID": ["value": "user-1", "state": "plain"],
+                "zip": ["value": ["10001"], "state": "plain"],
+                "householdID": ["value": "c2VjcmV0", "state": "enc"],
+            ],
+        ]
     }
 }
 

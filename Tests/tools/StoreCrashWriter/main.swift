@@ -55,16 +55,21 @@ let store = open(arguments[2], arguments[3])
 
 func profiles(_ generation: Int64) -> [Profile] {
     (0..<5).map { index in
-        Profile(mvpd: "M\(index)", notBefore: 0, notAfter: 4_000_000_000_000 + generation, issuer: "M\(index)",
-                type: "regular", attributes: ["generation": ProfileAttribute(value: .string(String(generation))),
-                             "filler": ProfileAttribute(value: .string(String(repeating: "x", count: 300)))])
+        Profile(
+            mvpd: "M\(index)", notBefore: 0, notAfter: 4_000_000_000_000 + generation, issuer: "M\(index)",
+            type: "regular",
+            attributes: [
+                "generation": ProfileAttribute(value: .string(String(generation))),
+                "filler": ProfileAttribute(value: .string(String(repeating: "x", count: 300))),
+            ])
     }
 }
 
 switch arguments[1] {
 case "write":
-    var generation: Int64 = (try? store.profiles(scope, requestor: "CRASH", deviceID: "D").profiles.first?
-        .attributes["generation"]?.value.stringValue.flatMap { Int64($0) }) ?? 0
+    var generation: Int64 =
+        (try? store.profiles(scope, requestor: "CRASH", deviceID: "D").profiles.first?
+            .attributes["generation"]?.value.stringValue.flatMap { Int64($0) }) ?? 0
     say("ready")
     while true {
         generation += 1
@@ -73,8 +78,9 @@ case "write":
             say("profiles \(generation)")
             try store.saveAccessToken(scope, clientID: "C", token: "token-\(generation)", expiresAt: generation)
             say("token \(generation)")
-            try store.saveAuthorizationExpiry(scope, requestor: "CRASH", mvpd: "M0", resource: "r\(generation % 10)",
-                                              notAfter: generation)
+            try store.saveAuthorizationExpiry(
+                scope, requestor: "CRASH", mvpd: "M0", resource: "r\(generation % 10)",
+                notAfter: generation)
             say("authorization r\(generation % 10) \(generation)")
         } catch {
             fail("write \(generation): \(error)")
@@ -88,7 +94,9 @@ case "check":
             fail("profiles: \(stored.count) read, generations \(generations.sorted())")
         }
         let token = try store.accessToken(scope, clientID: "C")
-        guard token == nil || token!.token == "token-\(token!.expiresAt)" else { fail("token torn: \(String(describing: token?.expiresAt))") }
+        guard token == nil || token!.token == "token-\(token!.expiresAt)" else {
+            fail("token torn: \(String(describing: token?.expiresAt))")
+        }
         var authorizations: [String] = []
         for index in 0..<10 {
             if let value = try store.authorizationExpiry(scope, requestor: "CRASH", mvpd: "M0", resource: "r\(index)") {
@@ -96,7 +104,9 @@ case "check":
                 authorizations.append("r\(index)=\(value)")
             }
         }
-        say("ok profiles=\(generations.first ?? "none") token=\(token.map { String($0.expiresAt) } ?? "none") \(authorizations.joined(separator: " "))")
+        say(
+            "ok profiles=\(generations.first ?? "none") token=\(token.map { String($0.expiresAt) } ?? "none") \(authorizations.joined(separator: " "))"
+        )
     } catch {
         fail("read: \(error)")
     }

@@ -52,8 +52,9 @@ package struct V1AuthenticationToken: Decodable, Sendable, Equatable {
     package var profile: Profile {
         var attributes: [String: ProfileAttribute] = [:]
         if let userID { attributes["userID"] = ProfileAttribute(value: .string(userID)) }
-        var profile = Profile(mvpd: mvpd, notBefore: 0, notAfter: expires, issuer: mvpd, type: "regular",
-                              attributes: attributes)
+        var profile = Profile(
+            mvpd: mvpd, notBefore: 0, notAfter: expires, issuer: mvpd, type: "regular",
+            attributes: attributes)
         profile.attributesPending = true
         return profile
     }

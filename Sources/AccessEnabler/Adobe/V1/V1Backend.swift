@@ -22,9 +22,10 @@ package struct V1Backend: Sendable {
     package let baseURL: String
     package let context: @Sendable () -> DeviceContext
 
-    package init(executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
-                 context: @escaping @Sendable () -> DeviceContext)
-    {
+    package init(
+        executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
+        context: @escaping @Sendable () -> DeviceContext
+    ) {
         self.executor = executor
         self.tokens = tokens
         self.baseURL = baseURL
@@ -64,8 +65,10 @@ package struct V1Backend: Sendable {
         }
     }
 
-    private func call<T: Decodable & Sendable>(_ operation: V1Operation, _ type: T.Type,
-                                               _ build: @escaping @Sendable (String) -> HTTPRequest)
+    private func call<T: Decodable & Sendable>(
+        _ operation: V1Operation, _ type: T.Type,
+        _ build: @escaping @Sendable (String) -> HTTPRequest
+    )
         async throws(CallFailure) -> T
     {
         let response = try await exchange(operation, build)
@@ -75,13 +78,15 @@ package struct V1Backend: Sendable {
     }
 
     /// As `call`, but nil for the statuses that mean "none" (404 not found, 410 expired, 412 invalid).
-    private func optional<T: Decodable & Sendable>(_ operation: V1Operation, _ type: T.Type, noneFor statuses: Set<Int>,
-                                                   _ build: @escaping @Sendable (String) -> HTTPRequest)
+    private func optional<T: Decodable & Sendable>(
+        _ operation: V1Operation, _ type: T.Type, noneFor statuses: Set<Int>,
+        _ build: @escaping @Sendable (String) -> HTTPRequest
+    )
         async throws(CallFailure) -> T?
     {
         do {
             return try await call(operation, type, build)
-        } catch where error.stage == .call && statuses.contains(error.error.httpStatus) {
+        } catch  where error.stage == .call && statuses.contains(error.error.httpStatus) {
             return nil
         }
     }
@@ -116,20 +121,24 @@ package struct V1Backend: Sendable {
 
     /// The second screen's login URL (GET /api/v1/authenticate, no access token: a browser opens
     /// it). `reg_code` first and `redirect_url` last, as Adobe's page asks.
-    package func authenticationURL(_ requestor: String, code: String, mvpd: String, domainName: String,
-                                   redirectURL: String) -> String
-    {
-        Self.authenticationURL(base: baseURL, requestor: requestor, code: code, mvpd: mvpd, domainName: domainName,
-                               redirectURL: redirectURL)
+    package func authenticationURL(
+        _ requestor: String, code: String, mvpd: String, domainName: String,
+        redirectURL: String
+    ) -> String {
+        Self.authenticationURL(
+            base: baseURL, requestor: requestor, code: code, mvpd: mvpd, domainName: domainName,
+            redirectURL: redirectURL)
     }
 
-    static func authenticationURL(base: String, requestor: String, code: String, mvpd: String, domainName: String,
-                                  redirectURL: String) -> String
-    {
-        base + "/api/v1/authenticate?" + Encoding.form([
-            ("reg_code", code), ("requestor_id", requestor), ("mso_id", mvpd), ("domain_name", domainName),
-            ("noflash", "true"), ("no_iframe", "true"), ("redirect_url", redirectURL),
-        ])
+    static func authenticationURL(
+        base: String, requestor: String, code: String, mvpd: String, domainName: String,
+        redirectURL: String
+    ) -> String {
+        base + "/api/v1/authenticate?"
+            + Encoding.form([
+                ("reg_code", code), ("requestor_id", requestor), ("mso_id", mvpd), ("domain_name", domainName),
+                ("noflash", "true"), ("no_iframe", "true"), ("redirect_url", redirectURL),
+            ])
     }
 
     /// POST /api/v1/authenticate/freepreview: a TempPass authentication token (204), no second
@@ -138,8 +147,10 @@ package struct V1Backend: Sendable {
         async throws(CallFailure)
     {
         let url = url("/api/v1/authenticate/freepreview")
-        var fields = [("requestor_id", requestor), ("deviceId", context().deviceID), ("mso_id", mvpd),
-                      ("domain_name", domainName)]
+        var fields = [
+            ("requestor_id", requestor), ("deviceId", context().deviceID), ("mso_id", mvpd),
+            ("domain_name", domainName),
+        ]
         if let identity { fields.append(("generic_data", identity)) }
         let body = Array(Encoding.form(fields).utf8)
         _ = try await exchange(.freePreview) { token in
@@ -199,16 +210,17 @@ package struct V1Backend: Sendable {
         if cached == nil {
             do {
                 authorizedUntil = try await authorize(requestor, resource: resource, identity: identity).expires
-            } catch where Self.isDenial(error) {
+            } catch  where Self.isDenial(error) {
                 return Decision(resource: resource, authorized: false, error: error.error.enhancedError, mvpd: profile.mvpd)
             }
         }
         do {
             let media = try await mediaToken(requestor, resource: resource)
-            return Decision(resource: resource, authorized: true,
-                            token: .init(serializedToken: media.serializedToken, notAfter: media.expires),
-                            notAfter: authorizedUntil, source: source, mvpd: media.mvpdID ?? profile.mvpd)
-        } catch where cached != nil && Self.code(error) == "authorization_not_found" {
+            return Decision(
+                resource: resource, authorized: true,
+                token: .init(serializedToken: media.serializedToken, notAfter: media.expires),
+                notAfter: authorizedUntil, source: source, mvpd: media.mvpdID ?? profile.mvpd)
+        } catch  where cached != nil && Self.code(error) == "authorization_not_found" {
             return try await decision(requestor, profile: profile, resource: resource, authorizedUntil: nil)
         }
     }
@@ -226,14 +238,18 @@ package struct V1Backend: Sendable {
     /// GET /api/v1/{requestor}/profile-requests/{mvpd}: the opaque payload for the partner's
     /// verification token (application/octet-stream, passed on unparsed).
     package func profileRequest(_ requestor: String, mvpd: String) async throws(CallFailure) -> String {
-        let url = url("/api/v1/" + Encoding.pathSegment(requestor) + "/profile-requests/" + Encoding.pathSegment(mvpd),
-                      [("deviceType", Self.partnerDeviceType)])
+        let url = url(
+            "/api/v1/" + Encoding.pathSegment(requestor) + "/profile-requests/" + Encoding.pathSegment(mvpd),
+            [("deviceType", Self.partnerDeviceType)])
         let response = try await exchange(.profileRequest) { token in
             HTTPRequest(method: "GET", url: url, headers: headers(token, accept: "application/octet-stream, application/json"))
         }
         guard !response.body.isEmpty, let payload = String(validating: response.body, as: UTF8.self) else {
-            throw CallFailure(.call, .malformed(operation: V1Operation.profileRequest.rawValue,
-                                                detail: response.body.isEmpty ? "empty payload" : "payload is not text"))
+            throw CallFailure(
+                .call,
+                .malformed(
+                    operation: V1Operation.profileRequest.rawValue,
+                    detail: response.body.isEmpty ? "empty payload" : "payload is not text"))
         }
         return payload
     }
@@ -243,8 +259,10 @@ package struct V1Backend: Sendable {
     /// device has an authentication token.
     package func tokenExchange(_ requestor: String, mvpd: String, samlResponse: String) async throws(CallFailure) {
         let url = url("/api/v1/tokens/authn")
-        let fields = Encoding.form([("requestor", requestor), ("deviceId", context().deviceID), ("mvpd", mvpd),
-                                    ("deviceType", Self.partnerDeviceType)])
+        let fields = Encoding.form([
+            ("requestor", requestor), ("deviceId", context().deviceID), ("mvpd", mvpd),
+            ("deviceType", Self.partnerDeviceType),
+        ])
         let body = Array((fields + "&SAMLResponse=" + samlResponse).utf8)
         _ = try await exchange(.tokenExchange) { token in
             HTTPRequest(method: "POST", url: url, headers: headers(token, form: true), body: body)

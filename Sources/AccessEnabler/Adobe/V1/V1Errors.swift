@@ -48,8 +48,9 @@ package enum V1Errors {
             return .registration(code: code, httpStatus: response.status)
         }
         if let code = fields["code"] {
-            var error = EnhancedError(status: fields["status"].flatMap { Int($0) } ?? response.status, code: code,
-                                      action: fields["action"], message: fields["message"], details: fields["details"])
+            var error = EnhancedError(
+                status: fields["status"].flatMap { Int($0) } ?? response.status, code: code,
+                action: fields["action"], message: fields["message"], details: fields["details"])
             error.helpUrl = fields["helpUrl"]
             error.trace = fields["trace"]
             return .enhanced(error, httpStatus: response.status)
@@ -57,8 +58,9 @@ package enum V1Errors {
         if fields["message"] == nil, fields["details"] == nil, fields["status"] == nil {
             return .http(status: response.status)
         }
-        return .enhanced(mapped(operation, status: response.status, message: fields["message"], details: fields["details"]),
-                         httpStatus: response.status)
+        return .enhanced(
+            mapped(operation, status: response.status, message: fields["message"], details: fields["details"]),
+            httpStatus: response.status)
     }
 
     /// The V1 Enhanced Error Code a legacy error stands for (the table above).
@@ -76,17 +78,21 @@ package enum V1Errors {
             if aboutAuthentication || status == 412 {
                 return error(expired ? "authentication_session_expired" : "authentication_session_missing", "authentication")
             }
-            return operation == .authorize ? error("authorization_denied_by_mvpd", "none")
+            return operation == .authorize
+                ? error("authorization_denied_by_mvpd", "none")
                 : error("authorization_not_found", "authorization")
         case (.preauthorize, 412):
-            return error(expired ? "preauthorization_authentication_session_expired"
-                : "preauthorization_authentication_session_missing", "authentication")
+            return error(
+                expired
+                    ? "preauthorization_authentication_session_expired"
+                    : "preauthorization_authentication_session_missing", "authentication")
         case (_, 500...):
             return error("internal_error", "none")
         default:
             let summary = [message, details].compactMap { $0 }.joined(separator: ": ")
-            return EnhancedError(status: status, code: "http_\(status)", action: "none",
-                                 message: summary.isEmpty ? "HTTP \(status) without a JSON error body." : summary)
+            return EnhancedError(
+                status: status, code: "http_\(status)", action: "none",
+                message: summary.isEmpty ? "HTTP \(status) without a JSON error body." : summary)
         }
     }
 
@@ -97,7 +103,9 @@ package enum V1Errors {
         if let object = JSONValue.parse(text)?.objectValue {
             var fields: [String: String] = [:]
             for (name, value) in object {
-                if let string = value.stringValue { fields[name] = string } else if let number = value.int64Value {
+                if let string = value.stringValue {
+                    fields[name] = string
+                } else if let number = value.int64Value {
                     fields[name] = String(number)
                 }
             }

@@ -13,8 +13,9 @@ extension V1Service {
         } catch {
             throw .session(error)
         }
-        let url = wire.authenticationURL(requestorID, code: record.code, mvpd: mvpd.id, domainName: domainName,
-                                         redirectURL: redirectURL)
+        let url = wire.authenticationURL(
+            requestorID, code: record.code, mvpd: mvpd.id, domainName: domainName,
+            redirectURL: redirectURL)
         return .code(CodeChallenge(mvpd: mvpd.id, code: record.code, url: url, notAfter: record.expires, previousNotAfter: previous))
     }
 
@@ -30,8 +31,9 @@ extension V1Service {
     /// is used up), then tokens/authn for the token's expiry.
     package func tempPass(_ mvpd: MVPD, identity: String?) async throws(TempPassFailure) -> Profile {
         do {
-            try await wire.freePreview(requestorID, mvpd: mvpd.id, domainName: domainName,
-                                       identity: identity.flatMap(V1Backend.identityJSON))
+            try await wire.freePreview(
+                requestorID, mvpd: mvpd.id, domainName: domainName,
+                identity: identity.flatMap(V1Backend.identityJSON))
         } catch {
             if error.stage == .call, error.error.httpStatus == 400 { throw .over(error.error.enhancedError) }
             throw .refused(error)
@@ -61,8 +63,10 @@ extension V1Service {
             guard Self.isRefusal(error) else { throw error }
             return .fallback(PartnerFallback(reason: "profile_request_refused"))
         }
-        return .samlRequest(SAMLRequest(verificationToken: payload, attributeNames: mvpd.requiredMetadataFields,
-                                        allowsInterruption: false))
+        return .samlRequest(
+            SAMLRequest(
+                verificationToken: payload, attributeNames: mvpd.requiredMetadataFields,
+                allowsInterruption: false))
     }
 
     /// The token exchange (204; a 400: no token was made, step 10), then the device's token and
@@ -86,8 +90,11 @@ extension V1Service {
         case .success(let found): answer = found
         }
         guard let answer, answer.mvpd == mvpd.id else {
-            throw CallFailure(.call, .malformed(operation: V1Operation.authenticationToken.rawValue,
-                                                detail: "no token of \(mvpd.id) after the token exchange"))
+            throw CallFailure(
+                .call,
+                .malformed(
+                    operation: V1Operation.authenticationToken.rawValue,
+                    detail: "no token of \(mvpd.id) after the token exchange"))
         }
         var profile = answer.profile
         profile.type = "appleSSO"

@@ -10,9 +10,10 @@ package struct V1Service: Backend {
     /// The `notAfter` of the stored token of an MVPD (a code login's answer must be a new token).
     let storedNotAfter: @Sendable (String) -> Int64?
 
-    package init(requestorID: String, wire: V1Backend, domainName: String = Defaults.domainName, redirectURL: String = "",
-                 storedNotAfter: @escaping @Sendable (String) -> Int64? = { _ in nil })
-    {
+    package init(
+        requestorID: String, wire: V1Backend, domainName: String = Defaults.domainName, redirectURL: String = "",
+        storedNotAfter: @escaping @Sendable (String) -> Int64? = { _ in nil }
+    ) {
         self.requestorID = requestorID
         self.wire = wire
         self.domainName = domainName

@@ -80,8 +80,9 @@ struct ProfilesAnswer: Decodable {
 
     var profiles: [Profile] {
         entries.map { mvpd, entry in
-            Profile(mvpd: mvpd, notBefore: entry.notBefore ?? 0, notAfter: entry.notAfter, issuer: entry.issuer,
-                    type: entry.type, attributes: entry.attributes)
+            Profile(
+                mvpd: mvpd, notBefore: entry.notBefore ?? 0, notAfter: entry.notAfter, issuer: entry.issuer,
+                type: entry.type, attributes: entry.attributes)
         }.sorted { $0.mvpd < $1.mvpd }
     }
 }
@@ -139,9 +140,11 @@ package struct SessionStatusAnswer: Decodable, Sendable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let legacy = try container.decodeIfPresent(Legacy.self, forKey: .parameters)
-        existingParameters = try container.decodeIfPresent([String: String].self, forKey: .existingParameters)
+        existingParameters =
+            try container.decodeIfPresent([String: String].self, forKey: .existingParameters)
             ?? legacy?.existing ?? [:]
-        missingParameters = try container.decodeIfPresent([String].self, forKey: .missingParameters)
+        missingParameters =
+            try container.decodeIfPresent([String].self, forKey: .missingParameters)
             ?? legacy?.missing ?? []
         notAfter = try container.decodeMillis(.notAfter)
     }

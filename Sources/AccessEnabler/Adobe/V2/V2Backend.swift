@@ -9,9 +9,10 @@ package struct V2Backend: Sendable {
     package let baseURL: String
     package let context: @Sendable () -> DeviceContext
 
-    package init(executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
-                 context: @escaping @Sendable () -> DeviceContext)
-    {
+    package init(
+        executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
+        context: @escaping @Sendable () -> DeviceContext
+    ) {
         self.executor = executor
         self.tokens = tokens
         self.baseURL = baseURL
@@ -20,9 +21,10 @@ package struct V2Backend: Sendable {
 
     /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
     /// `tempPassIdentity`: promotional TempPass (profiles/{mvpd} and the decisions list the header).
-    private func headers(token: String, device: Bool, visitor: Bool = true, contentType: String? = nil,
-                         partnerStatus: String? = nil, tempPassIdentity: String? = nil) -> [(name: String, value: String)]
-    {
+    private func headers(
+        token: String, device: Bool, visitor: Bool = true, contentType: String? = nil,
+        partnerStatus: String? = nil, tempPassIdentity: String? = nil
+    ) -> [(name: String, value: String)] {
         let context = context()
         var headers: [(name: String, value: String)] = [
             ("Authorization", "Bearer " + token), ("Accept", "application/json;charset=utf-8"),
@@ -89,8 +91,11 @@ package struct V2Backend: Sendable {
     {
         let url = path(requestor, "profiles", mvpd)
         var profile = try await call("profiles/{mvpd}", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus,
-                                                                   tempPassIdentity: tempPassIdentity))
+            HTTPRequest(
+                method: "GET", url: url,
+                headers: headers(
+                    token: token, device: true, partnerStatus: partnerStatus,
+                    tempPassIdentity: tempPassIdentity))
         }.profiles.first { $0.mvpd == mvpd }
         profile?.tempPassIdentity = tempPassIdentity
         return profile
@@ -112,9 +117,10 @@ package struct V2Backend: Sendable {
         let url = path(requestor, "sessions")
         let body = Array(Encoding.form([("mvpd", mvpd), ("domainName", domainName), ("redirectUrl", redirectURL)]).utf8)
         return try await call("sessions", SessionAnswer.self) { token in
-            HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded"),
-                        body: body)
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded"),
+                body: body)
         }
     }
 
@@ -124,9 +130,10 @@ package struct V2Backend: Sendable {
         let url = path(requestor, "sessions", code)
         let body = Array(Encoding.form(parameters).utf8)
         return try await call("sessions/{code}", SessionAnswer.self) { token in
-            HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: false, contentType: "application/x-www-form-urlencoded"),
-                        body: body)
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: headers(token: token, device: false, contentType: "application/x-www-form-urlencoded"),
+                body: body)
         }
     }
 
@@ -140,44 +147,52 @@ package struct V2Backend: Sendable {
 
     // MARK: Decisions
 
-    package func preauthorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
-                              tempPassIdentity: String? = nil) async throws(CallFailure) -> [Decision]
-    {
+    package func preauthorize(
+        _ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
+        tempPassIdentity: String? = nil
+    ) async throws(CallFailure) -> [Decision] {
         try await decisions("preauthorize", requestor, mvpd, resources, partnerStatus, tempPassIdentity)
     }
 
-    package func authorize(_ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
-                           tempPassIdentity: String? = nil) async throws(CallFailure) -> [Decision]
-    {
+    package func authorize(
+        _ requestor: String, mvpd: String, resources: [String], partnerStatus: String? = nil,
+        tempPassIdentity: String? = nil
+    ) async throws(CallFailure) -> [Decision] {
         try await decisions("authorize", requestor, mvpd, resources, partnerStatus, tempPassIdentity)
     }
 
-    private func decisions(_ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String],
-                           _ partnerStatus: String?, _ tempPassIdentity: String?) async throws(CallFailure) -> [Decision]
-    {
+    private func decisions(
+        _ kind: String, _ requestor: String, _ mvpd: String, _ resources: [String],
+        _ partnerStatus: String?, _ tempPassIdentity: String?
+    ) async throws(CallFailure) -> [Decision] {
         let url = path(requestor, "decisions", kind, mvpd)
         let body = JSON.data(["resources": resources])
         return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
-            HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: true, contentType: "application/json;charset=utf-8",
-                                         partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity),
-                        body: body)
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: headers(
+                    token: token, device: true, contentType: "application/json;charset=utf-8",
+                    partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity),
+                body: body)
         }.decisions
     }
 
     // MARK: Partner single sign-on
 
     /// sessions/sso/{partner}: the partner authentication request, or a fallback session.
-    package func partnerSession(_ requestor: String, partner: String, domainName: String, redirectURL: String,
-                                partnerStatus: String) async throws(CallFailure) -> SessionAnswer
-    {
+    package func partnerSession(
+        _ requestor: String, partner: String, domainName: String, redirectURL: String,
+        partnerStatus: String
+    ) async throws(CallFailure) -> SessionAnswer {
         let url = path(requestor, "sessions", "sso", partner)
         let body = Array(Encoding.form([("domainName", domainName), ("redirectUrl", redirectURL)]).utf8)
         return try await call("sessions/sso", SessionAnswer.self) { token in
-            HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded",
-                                         partnerStatus: partnerStatus),
-                        body: body)
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: headers(
+                    token: token, device: true, contentType: "application/x-www-form-urlencoded",
+                    partnerStatus: partnerStatus),
+                body: body)
         }
     }
 
@@ -190,10 +205,12 @@ package struct V2Backend: Sendable {
         let url = path(requestor, "profiles", "sso", partner)
         let body = Array(("SAMLResponse=" + samlResponse).utf8)
         return try await call("profiles/sso", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "POST", url: url,
-                        headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded",
-                                         partnerStatus: partnerStatus),
-                        body: body)
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: headers(
+                    token: token, device: true, contentType: "application/x-www-form-urlencoded",
+                    partnerStatus: partnerStatus),
+                body: body)
         }.profiles.first { $0.mvpd == mvpd }
     }
 

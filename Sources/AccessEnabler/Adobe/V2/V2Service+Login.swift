@@ -52,8 +52,9 @@ extension V2Service {
                     throw .parametersStillMissing(session.missingParameters ?? [])
                 }
                 do {
-                    session = try await wire.resumeSession(requestorID, code: code,
-                                                           parameters: try await resumeParameters(session, code: code, mvpd: mvpd))
+                    session = try await wire.resumeSession(
+                        requestorID, code: code,
+                        parameters: try await resumeParameters(session, code: code, mvpd: mvpd))
                 } catch {
                     throw .session(error)
                 }
@@ -98,8 +99,9 @@ extension V2Service {
     /// sessions/sso/{partner}: the profile Adobe has (authorize), the SAML request for the
     /// platform (partner_profile; SAML only, as Adobe documents), or a fallback session.
     package func partnerRequest(_ mvpd: MVPD, partnerStatus: String) async throws(CallFailure) -> PartnerRequestAnswer {
-        let session = try await wire.partnerSession(requestorID, partner: partnerName ?? "", domainName: domainName,
-                                                    redirectURL: redirectURL, partnerStatus: partnerStatus)
+        let session = try await wire.partnerSession(
+            requestorID, partner: partnerName ?? "", domainName: domainName,
+            redirectURL: redirectURL, partnerStatus: partnerStatus)
         switch session.actionName {
         case "authorize":
             guard let profile = try await wire.profile(requestorID, mvpd: mvpd.id, partnerStatus: partnerStatus) else {
@@ -111,12 +113,16 @@ extension V2Service {
                 throw CallFailure(.call, .malformed(operation: "sessions/sso", detail: "no authenticationRequest"))
             }
             guard authentication.type?.lowercased() == "saml" else {
-                return .fallback(PartnerFallback(reason: "unsupported_authentication_request",
-                    context: "Adobe asked for a \(authentication.type ?? "untyped") authentication request, not SAML"))
+                return .fallback(
+                    PartnerFallback(
+                        reason: "unsupported_authentication_request",
+                        context: "Adobe asked for a \(authentication.type ?? "untyped") authentication request, not SAML"))
             }
-            return .samlRequest(SAMLRequest(verificationToken: authentication.request,
-                                            attributeNames: authentication.attributesNames ?? mvpd.requiredMetadataFields,
-                                            allowsInterruption: true))
+            return .samlRequest(
+                SAMLRequest(
+                    verificationToken: authentication.request,
+                    attributeNames: authentication.attributesNames ?? mvpd.requiredMetadataFields,
+                    allowsInterruption: true))
         default:
             // authenticate / resume with pfs_fallback, configuration_fallback, missing_parameters_fallback
             return .fallback(PartnerFallback(session: session, reason: session.reasonType))
@@ -130,14 +136,17 @@ extension V2Service {
     {
         let profile: Profile?
         do {
-            profile = try await wire.partnerProfile(requestorID, partner: partnerName ?? "", mvpd: mvpd.id,
-                                                    samlResponse: SAMLResponseEncoding.encode(samlResponse),
-                                                    partnerStatus: partnerStatus)
+            profile = try await wire.partnerProfile(
+                requestorID, partner: partnerName ?? "", mvpd: mvpd.id,
+                samlResponse: SAMLResponseEncoding.encode(samlResponse),
+                partnerStatus: partnerStatus)
         } catch {
             guard error.isRefusal else { throw error }
             let code = error.error.enhancedError.code
-            return .fallback(PartnerFallback(reason: code,
-                context: "Adobe refused the platform's SAML response (HTTP \(error.error.httpStatus), \(code))"))
+            return .fallback(
+                PartnerFallback(
+                    reason: code,
+                    context: "Adobe refused the platform's SAML response (HTTP \(error.error.httpStatus), \(code))"))
         }
         guard let profile else {
             return .fallback(PartnerFallback(reason: "profile_mismatch", context: "Adobe's answer holds no profile of \(mvpd.id)"))

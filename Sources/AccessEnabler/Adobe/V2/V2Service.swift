@@ -10,9 +10,10 @@ package struct V2Service: Backend {
     /// The partner framework's name (sessions/sso/{partner}, profiles/sso/{partner}).
     let partnerName: String?
 
-    package init(requestorID: String, wire: V2Backend, domainName: String = Defaults.domainName, redirectURL: String = "",
-                 partnerName: String? = nil)
-    {
+    package init(
+        requestorID: String, wire: V2Backend, domainName: String = Defaults.domainName, redirectURL: String = "",
+        partnerName: String? = nil
+    ) {
         self.requestorID = requestorID
         self.wire = wire
         self.domainName = domainName
@@ -39,8 +40,9 @@ package struct V2Service: Backend {
     package func authorize(_ resource: String, profile: Profile, partnerStatus: String?, authorizedUntil: Int64?)
         async throws(CallFailure) -> [Decision]
     {
-        try await wire.authorize(requestorID, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
-                                 tempPassIdentity: profile.tempPassIdentity)
+        try await wire.authorize(
+            requestorID, mvpd: profile.mvpd, resources: [resource], partnerStatus: partnerStatus,
+            tempPassIdentity: profile.tempPassIdentity)
     }
 
     package var logsOutDevice: Bool { false }
@@ -55,7 +57,8 @@ package struct V2Service: Backend {
     package func userMetadata() async throws(CallFailure) -> V1UserMetadata? { nil }
 
     package func preauthorize(_ resources: [String], profile: Profile, partnerStatus: String?) async throws(CallFailure) -> [Decision] {
-        try await wire.preauthorize(requestorID, mvpd: profile.mvpd, resources: resources, partnerStatus: partnerStatus,
-                                    tempPassIdentity: profile.tempPassIdentity)
+        try await wire.preauthorize(
+            requestorID, mvpd: profile.mvpd, resources: resources, partnerStatus: partnerStatus,
+            tempPassIdentity: profile.tempPassIdentity)
     }
 }
