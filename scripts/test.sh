@@ -88,7 +88,7 @@ out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/dem
 expect_output "C player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
 
 step "conformance of every request the SDK sent: OpenAPI files (V2, DCR), the V1 endpoint table"
-python3 Tests/emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
+python3 Emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl
 
 step "emulator tests (its answers against the OpenAPI files)"
 AE_EMULATOR_LOG_DIR= python3 -m pytest -q Tests/emulator

@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from emulator_testkit import ALL_SESSION_PARAMS, Api, start_emulator, stop_emulator
+from emulator_testkit import ALL_SESSION_PARAMS, EMULATOR, EMULATOR_DIR, Api, start_emulator, stop_emulator
 
-VALIDATOR = Path(__file__).resolve().parent / "validate_requests.py"
+VALIDATOR = EMULATOR_DIR / "validate_requests.py"
 
 
 def test_log_file_config_file_and_clean_exit(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_bad_config_file_is_refused(tmp_path: Path) -> None:
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"no_such_key": 1}))
     result = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve().parent / "emulator.py"), "--config", str(config)],
+        [sys.executable, str(EMULATOR), "--config", str(config)],
         capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "no_such_key" in result.stderr
 
@@ -67,7 +67,7 @@ def test_exit_with_parent_stops_when_the_starter_ends(tmp_path: Path) -> None:
     """A test process that dies must not leave an emulator holding its pipes: with
     --exit-with-parent the emulator notices it was re-parented and exits cleanly."""
     pid_file = tmp_path / "pid"
-    emulator = Path(__file__).resolve().parent / "emulator.py"
+    emulator = EMULATOR
     # sh starts the emulator in the background, records its pid, lets it start, and exits.
     subprocess.run(["sh", "-c", f'"{sys.executable}" "{emulator}" --port 0 --quiet --exit-with-parent '
                                 f'>/dev/null 2>&1 & echo $! > "{pid_file}"; sleep 2'], check=True, timeout=30)
@@ -87,7 +87,7 @@ def test_exit_with_parent_stops_when_the_starter_ends(tmp_path: Path) -> None:
 def test_without_exit_with_parent_the_emulator_outlives_its_starter(tmp_path: Path) -> None:
     """The flag is what makes the difference (a daemon started from a shell keeps serving)."""
     pid_file = tmp_path / "pid"
-    emulator = Path(__file__).resolve().parent / "emulator.py"
+    emulator = EMULATOR
     subprocess.run(["sh", "-c", f'"{sys.executable}" "{emulator}" --port 0 --quiet '
                                 f'>/dev/null 2>&1 & echo $! > "{pid_file}"'], check=True, timeout=30)
     pid = int(pid_file.read_text())
@@ -96,3 +96,4 @@ def test_without_exit_with_parent_the_emulator_outlives_its_starter(tmp_path: Pa
         os.kill(pid, 0)  # still there: raises ProcessLookupError otherwise
     finally:
         os.kill(pid, signal.SIGTERM)
+

@@ -33,7 +33,7 @@ CLOCK_SLACK_S = 2.6
 
 class Wire:
     """What a flow looks like on the wire of one REST API generation: the emulator's operation names
-    (V2: the OpenAPI operationIds; V1: the names of Tests/emulator/aepass/v1/spec.py)."""
+    (V2: the OpenAPI operationIds; V1: the names of Emulator/aepass/v1/spec.py)."""
 
     def __init__(self, api, **operations):
         self.api = api
@@ -74,7 +74,7 @@ class Emulator:
 
     def __init__(self, *args):
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "Tests/emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
+            [sys.executable, str(ROOT / "Emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
              *args],
             stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
