@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 HERE = Path(__file__).resolve().parent  # the emulator's tests (Tests/emulator)
 EMULATOR_DIR = HERE.parent.parent / "Emulator"  # the emulator itself, its checkers and OpenAPI files
 EMULATOR = EMULATOR_DIR / "emulator.py"
+DEPRECATED_EMULATOR = HERE / "emulator.py"  # the old path, kept as an alias that runs EMULATOR
 if str(EMULATOR_DIR) not in sys.path:  # `aepass`, `validate_requests`, `response_contract`
     sys.path.insert(0, str(EMULATOR_DIR))
 
