@@ -72,7 +72,7 @@ class Reply:
 
 def start_emulator(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, str(EMULATOR), "--port", "0", "--quiet", *args],
+        [sys.executable, str(EMULATOR), "--port", "0", "--quiet", "--exit-with-parent", *args],
         stdout=subprocess.PIPE, text=True, env=env,
     )
     line = process.stdout.readline().strip() if process.stdout else ""
