@@ -6,12 +6,9 @@ new and never torn, and ae_client_create on the file says AE_STORE_OPENED). For 
 import subprocess
 import sys
 
-import pytest
-
 from harness import ROOT
 
 
-@pytest.mark.slow
 def test_kill_9_during_writes_200_times():
     result = subprocess.run([sys.executable, str(ROOT / "scripts/store-crash.py"), "--runs", "200"],
                             capture_output=True, text=True, timeout=1200)
