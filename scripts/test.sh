@@ -28,10 +28,18 @@ print_step_times() {
     for i in "${!step_times[@]}"; do printf '%8s s  %s\n' "${step_times[$i]}" "${step_names[$i]}"; done
     printf '%8s s  total\n' "$SECONDS"
 }
+# stop_tree PID: ends PID and every process under it (SwiftPM starts its compilers in process groups
+# of their own: a group kill would leave them running). Each is stopped before its children are
+# listed, so none starts another meanwhile.
+stop_tree() {
+    kill -STOP "$1" 2>/dev/null || return 0
+    local child
+    for child in $(pgrep -P "$1"); do stop_tree "$child"; done
+    kill -KILL "$1" 2>/dev/null || true
+}
 cleanup() {
     local status=$?
-    # Each background job leads its own process group (setsid): stop it and its children.
-    for job in "${background[@]}"; do kill -- "-$job" 2>/dev/null || kill "$job" 2>/dev/null || true; done
+    for job in "${background[@]}"; do stop_tree "$job"; done
     [ "${#step_names[@]}" -eq 0 ] || print_step_times
     rm -rf "$work"
     return $status
@@ -52,7 +60,7 @@ slowest_swift_tests() {
     printf '\nslowest 15 Swift tests:\n'
     sed -nE -e 's/^.*Test (.+) (passed|failed) after ([0-9.]+) seconds.*$/\3 s  \1 (\2)/p' \
         -e "s/^Test Case '(.+)' (passed|failed) \\(([0-9.]+) seconds\\).*$/\\3 s  \\1 (\\2)/p" "$1" |
-        grep -v ' s  run with ' | sort -rn | head -n 15 | sed 's/^/  /'
+        grep -v ' s  run with ' | sort -rn | head -n 15 | sed 's/^/  /' || true  # (none: nothing to print)
 }
 # expect_output LABEL OUTPUT PATTERN...: each pattern is in the output (else the output and exit 1).
 expect_output() {
@@ -88,7 +96,7 @@ export PYTHONPATH="$work/python"       # the tests and the Python player import 
 # The emulator's own suite (its last step below shows the report) runs meanwhile: both suites
 # mostly wait. Its emulators log nowhere (AE_EMULATOR_LOG_DIR empty): it sends invalid requests on
 # purpose, which the conformance step must not see.
-AE_EMULATOR_LOG_DIR="" setsid python3 -m pytest -q --durations=15 Tests/emulator >"$work/emulator-tests.log" 2>&1 &
+AE_EMULATOR_LOG_DIR="" python3 -m pytest -q --durations=15 Tests/emulator >"$work/emulator-tests.log" 2>&1 &
 background+=($!)
 emulator_tests=$!
 # The CMake package step builds the library once more, with SwiftPM in a fresh directory of its own
@@ -99,7 +107,7 @@ cmake_generator=()
 command -v ninja >/dev/null && cmake_generator=(-G Ninja)
 if cmake -S . -B "$work/cmake" "${cmake_generator[@]}" -DBUILD_EXAMPLES=ON -DCPLAYER_WERROR=ON \
     >"$work/cmake-prebuild.log" 2>&1; then
-    setsid nice -n 19 cmake --build "$work/cmake" >>"$work/cmake-prebuild.log" 2>&1 &
+    nice -n 19 cmake --build "$work/cmake" >>"$work/cmake-prebuild.log" 2>&1 &
     background+=($!)
     cmake_prebuild=$!
 fi
