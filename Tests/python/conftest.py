@@ -13,6 +13,11 @@ def pytest_report_header(config):
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: runs for many seconds; such tests are started first, so that "
                                        "the pytest-xdist workers finish at about the same time")
+    # pytest-xdist's load scheduling starts each worker on a block of consecutive tests (a quarter of
+    # its share): the slow tests, first, would all land on the first worker, one after another.
+    # Handed out one at a time (two queued per worker), they spread over the workers.
+    if getattr(config.option, "maxschedchunk", "no xdist") is None:
+        config.option.maxschedchunk = 1
 
 
 def pytest_collection_modifyitems(config, items):
