@@ -4,7 +4,7 @@
 
     python3 Fuzz/make-seeds.py        # rewrites Fuzz/Corpus (the files are committed)
 
-* server-answer: every answer of Tests/emulator/examples/v2-doc-examples.json (Adobe's documented
+* server-answer: every answer of Emulator/examples/v2-doc-examples.json (Adobe's documented
   answers), for the operation that receives it, Adobe's REST API V1 samples and legacy errors (JSON
   and XML), plus the token store's own JSON forms;
 * headers: Content-Type and Retry-After variants with the statuses and bodies that read them;
@@ -74,7 +74,7 @@ def content_type_index(value: str | None) -> int:
 
 
 def server_answer() -> None:
-    examples = json.loads((ROOT / "Tests/emulator/examples/v2-doc-examples.json").read_text())
+    examples = json.loads((ROOT / "Emulator/examples/v2-doc-examples.json").read_text())
     for example in examples:
         body = example.get("response_body")
         if body is None:

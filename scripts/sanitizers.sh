@@ -82,7 +82,7 @@ exports_map() {
 # The emulator, for the C loop and the stress test (throttle off: the loop registers each time).
 start_emulator() {
     [[ -n "$emulator_pid" ]] && return 0
-    python3 Tests/emulator/emulator.py --port 0 --quiet --throttle off >"$work/emulator.out" 2>"$work/emulator.err" &
+    python3 Emulator/emulator.py --port 0 --quiet --throttle off >"$work/emulator.out" 2>"$work/emulator.err" &
     emulator_pid=$!
     for _ in $(seq 100); do grep -q AE_EMULATOR_LISTENING "$work/emulator.out" && break; sleep 0.1; done
     emulator_url=$(awk '/AE_EMULATOR_LISTENING/ {print $2}' "$work/emulator.out")

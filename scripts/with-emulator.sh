@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command against a fresh Adobe Pass emulator (Tests/emulator/emulator.py) on a free
+# Runs a command against a fresh Adobe Pass emulator (Emulator/emulator.py) on a free
 # loopback port, then stops the emulator.
 #   scripts/with-emulator.sh [emulator options] -- COMMAND [ARGS...]
 # Each `{url}` in the command's arguments becomes the emulator's base URL (also exported as
@@ -20,7 +20,7 @@ fi
 shift
 
 output=$(mktemp)
-python3 "$root/Tests/emulator/emulator.py" --port 0 --quiet "${emulator_args[@]}" >"$output" &
+python3 "$root/Emulator/emulator.py" --port 0 --quiet "${emulator_args[@]}" >"$output" &
 emulator=$!
 trap 'kill $emulator 2>/dev/null || true; wait $emulator 2>/dev/null || true; rm -f "$output"' EXIT
 for _ in $(seq 100); do

@@ -5,7 +5,7 @@ Standard library only, pure functions, deterministic (no randomness, no clock). 
 shared by three parties and must not import anything of the `accessenabler` package (importing
 the package loads libaccessenabler.so):
 
-* the emulator (Tests/emulator/aepass/partner.py) loads this file by path
+* the emulator (Emulator/aepass/partner.py, through Emulator/aepass/simulated.py) loads this file by path
   (importlib.util.spec_from_file_location) to build the SAML request of `/sessions/sso/Apple`
   and to check the `SAMLResponse` of `/profiles/sso/Apple`;
 * the partner simulator (partner.py next to this file) answers a metadata request that carries

@@ -4,7 +4,7 @@
 // endpoint (every number-typed field drawn from a pool of extremes), and the checks every request
 // the SDK hands a transport must pass.
 //
-// Shapes: Adobe's documented exchanges (Tests/emulator/examples/v2-doc-examples.json, the same as
+// Shapes: Adobe's documented exchanges (Emulator/examples/v2-doc-examples.json, the same as
 // reference/examples), the OpenAPI files of reference/openapi (DCR, REST API V2) and the V1
 // samples of reference/rest-api-v1.md §5.
 import AccessEnabler

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Replays every documented REST API V2 / DCR answer of Adobe's docs
-/// (Tests/emulator/examples/v2-doc-examples.json) to the SDK's decoders: each success answer
+/// (Emulator/examples/v2-doc-examples.json) to the SDK's decoders: each success answer
 /// must decode (typos repaired where the page has them), each error answer must become a named
 /// error, and each raw body that is not JSON must become a named "malformed" error.
 @Suite struct ExampleReplayTests {
@@ -21,7 +21,7 @@ import Testing
 
     static let examples: [Example] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../emulator/examples/v2-doc-examples.json")
+            .appendingPathComponent("../../Emulator/examples/v2-doc-examples.json")
         let items = (try? JSONSerialization.jsonObject(with: Data(contentsOf: url))) as? [[String: Any]] ?? []
         return items.compactMap { item in
             guard let api = item["api"] as? String, api != "rest-api-v1",

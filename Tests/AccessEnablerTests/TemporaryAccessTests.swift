@@ -74,7 +74,7 @@ import Testing
     /// Every documented TempPass / degradation answer becomes the named status.
     @Test func documentedTemporaryAccessAnswersAreNamed() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../emulator/examples/v2-doc-examples.json")
+            .appendingPathComponent("../../Emulator/examples/v2-doc-examples.json")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
         var named = 0
         for item in items {

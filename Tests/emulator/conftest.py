@@ -8,7 +8,7 @@ The helpers themselves are in `emulator_testkit.py` (re-exported here).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
@@ -27,17 +27,12 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert stop_emulator(process) == 0
 
 
-@pytest.fixture(scope="session")
-def baseline_config(emulator: str) -> dict[str, Any]:
-    return Client(emulator).control("GET", "config")
-
-
 @pytest.fixture
-def api(emulator: str, baseline_config: dict[str, Any]) -> Iterator[Api]:
-    """A client on a freshly reset emulator; afterwards, the test's requests must be valid."""
+def api(emulator: str) -> Iterator[Api]:
+    """A client on a freshly reset emulator (the settings it started with, the clock at real time);
+    afterwards, the test's requests must be valid."""
     client = Api(emulator)
-    client.control("POST", "reset")
-    client.control("POST", "config", baseline_config)
+    client.control("POST", "reset", {"config": True})
     yield client
     sent = [e for e in client.log() if INVALID_MARK not in e["headers"]]
     assert validate_entries(sent) == []

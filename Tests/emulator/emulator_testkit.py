@@ -1,7 +1,9 @@
 """Test support shared by the emulator's tests: starting the emulator process, and an HTTP client
 that checks every API answer against the OpenAPI response schemas (`response_contract`).
 
-The fixtures live in conftest.py. These helpers are in a module of their own, imported by name
+The emulator lives in `Emulator/` at the top of the repository; importing this module puts that
+folder on `sys.path` (for `aepass`, `validate_requests`, `response_contract`). The fixtures live in
+conftest.py. These helpers are in a module of their own, imported by name
 (`from emulator_testkit import ...`), so that the suite can run in one pytest session together
 with Tests/python, whose conftest.py is also imported as `conftest`.
 """
@@ -19,10 +21,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from response_contract import response_problems
+HERE = Path(__file__).resolve().parent  # the emulator's tests (Tests/emulator)
+EMULATOR_DIR = HERE.parent.parent / "Emulator"  # the emulator itself, its checkers and OpenAPI files
+EMULATOR = EMULATOR_DIR / "emulator.py"
+DEPRECATED_EMULATOR = HERE / "emulator.py"  # the old path, kept as an alias that runs EMULATOR
+if str(EMULATOR_DIR) not in sys.path:  # `aepass`, `validate_requests`, `response_contract`
+    sys.path.insert(0, str(EMULATOR_DIR))
 
-HERE = Path(__file__).resolve().parent
-EMULATOR = HERE / "emulator.py"
+from response_contract import response_problems  # noqa: E402
 INVALID_MARK = "X-Test-Invalid"
 REDIRECT_URL = "https://adobe.com/done"
 ALL_SESSION_PARAMS = {"mvpd": "Cablevision", "domainName": "adobe.com", "redirectUrl": REDIRECT_URL}
@@ -66,7 +72,7 @@ class Reply:
 
 def start_emulator(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, str(EMULATOR), "--port", "0", "--quiet", *args],
+        [sys.executable, str(EMULATOR), "--port", "0", "--quiet", "--exit-with-parent", *args],
         stdout=subprocess.PIPE, text=True, env=env,
     )
     line = process.stdout.readline().strip() if process.stdout else ""

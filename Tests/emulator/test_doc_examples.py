@@ -1,7 +1,7 @@
 """The emulator's answers have the shapes of Adobe's documented examples.
 
 Reads `v2-doc-examples.json` (Adobe's doc examples, MIT; see `examples/README.md`) from
-$AE_DOC_EXAMPLES, else `examples/` next to this file, else the shared reference folder;
+$AE_DOC_EXAMPLES, else `Emulator/examples/`, else the shared reference folder;
 skipped when none exists.
 Shape = same keys with the same JSON types. Map keys that are data (MVPD ids, attribute
 names, session parameters) are ignored, attribute `value`s may have any type (erratum E1),
@@ -24,7 +24,7 @@ import pytest
 from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, device_headers
 
 EXAMPLE_FILES = [
-    Path(__file__).resolve().parent / "examples" / "v2-doc-examples.json",
+    Path(__file__).resolve().parents[2] / "Emulator" / "examples" / "v2-doc-examples.json",
     Path("/work/shared/reference/examples/v2-doc-examples.json"),
 ]
 EXAMPLES = Path(os.environ["AE_DOC_EXAMPLES"]) if "AE_DOC_EXAMPLES" in os.environ else next(

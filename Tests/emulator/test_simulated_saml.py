@@ -159,5 +159,6 @@ def test_loaded_by_path_without_the_ctypes_package() -> None:
     assert SIMULATED_SAML_FILE == HERE.parent.parent / "Python" / "accessenabler" / "simulated_saml.py"
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); import aepass.routes; "
              "assert 'accessenabler' not in sys.modules, sorted(sys.modules)")
-    result = subprocess.run([sys.executable, "-c", probe, str(HERE)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", probe, str(HERE.parent.parent / "Emulator")], capture_output=True,
+                            text=True, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -13,7 +13,7 @@ import pytest
 
 from validate_requests import validate_entries, validate_entry
 
-VALIDATOR = Path(__file__).resolve().parent / "validate_requests.py"
+VALIDATOR = Path(__file__).resolve().parents[2] / "Emulator" / "validate_requests.py"
 AUTH = {"Authorization": "Bearer token"}
 DEVICE = {"AP-Device-Identifier": "fingerprint dHYtMQ==", "X-Device-Info": "eyJtb2RlbCI6IngifQ=="}
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}

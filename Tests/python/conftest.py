@@ -3,16 +3,46 @@ import pytest
 
 from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae
 
+EMULATOR_ARGS = ("--throttle", "off")
+
 
 def pytest_report_header(config):
     return f"accessenabler {ae.version()}: module {ae.__file__}, library {ae.LIBRARY_PATH}"
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: runs for many seconds; such tests are started first, so that "
+                                       "the pytest-xdist workers finish at about the same time")
+    # pytest-xdist's load scheduling starts each worker on a block of consecutive tests (a quarter of
+    # its share): the slow tests, first, would all land on the first worker, one after another.
+    # Handed out one at a time (two queued per worker), they spread over the workers.
+    if getattr(config.option, "maxschedchunk", "no xdist") is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first (a stable sort: the same order on every xdist worker)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def shared_emulator():
+    """One emulator process per pytest process (each xdist worker has its own)."""
+    holder = {"emulator": Emulator(*EMULATOR_ARGS)}
+    yield holder
+    holder["emulator"].stop()
+
+
 @pytest.fixture
-def emulator():
-    emulator = Emulator("--throttle", "off")
-    yield emulator
-    emulator.stop()
+def emulator(shared_emulator):
+    """The shared emulator, reset: no client, token, profile, fault or log entry of an earlier test,
+    its starting settings (`--throttle off`) and its clock at real time. Tests change it through
+    its control API (config, faults, clock, …); the next test's reset undoes that."""
+    emulator = shared_emulator["emulator"]
+    if not emulator.alive():  # an earlier test took it down: a new one
+        emulator = shared_emulator["emulator"] = Emulator(*EMULATOR_ARGS)
+    emulator.reset()
+    return emulator
 
 
 @pytest.fixture

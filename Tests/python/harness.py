@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Test harness: a real emulator process per test, and a delegate that records callbacks."""
+"""Test harness: a real emulator process (one per pytest worker, reset before each test), and a
+delegate that records callbacks."""
 import json
 import os
 import signal
@@ -33,7 +34,7 @@ CLOCK_SLACK_S = 2.6
 
 class Wire:
     """What a flow looks like on the wire of one REST API generation: the emulator's operation names
-    (V2: the OpenAPI operationIds; V1: the names of Tests/emulator/aepass/v1/spec.py)."""
+    (V2: the OpenAPI operationIds; V1: the names of Emulator/aepass/v1/spec.py)."""
 
     def __init__(self, api, **operations):
         self.api = api
@@ -70,11 +71,13 @@ WIRE = {
 
 
 class Emulator:
-    """The Python emulator in a subprocess on port 0; its log goes to $AE_EMULATOR_LOG_DIR."""
+    """The Python emulator (Emulator/emulator.py) in a subprocess on port 0; its log goes to
+    $AE_EMULATOR_LOG_DIR. The suite shares one per worker (conftest.py) and resets it before each
+    test: `reset()` takes it back to the state it started in, settings and clock included."""
 
     def __init__(self, *args):
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "Tests/emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
+            [sys.executable, str(ROOT / "Emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
              *args],
             stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
@@ -86,6 +89,19 @@ class Emulator:
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=10)
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def reset(self):
+        """Forgets every client, token, profile, fault, log entry … and restores the settings the
+        emulator started with and its clock (POST /_emulator/reset {"config": true})."""
+        self.control("POST", "reset", {"config": True})
+
+    def advance_clock(self, ms):
+        """Virtual time: the emulator's now moves `ms` forward (what expires in that time, expires).
+        The SDK sees it in the `Date` of the next answer it gets."""
+        return self.control("POST", "clock", {"advance_ms": int(ms)})
 
     def control(self, method, name, payload=None):
         data = None if payload is None else json.dumps(payload).encode()

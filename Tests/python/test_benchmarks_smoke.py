@@ -6,9 +6,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from harness import ROOT
 
 
+@pytest.mark.slow
 def test_quick_benchmark_run(tmp_path):
     figures = tmp_path / "figures.json"
     result = subprocess.run([sys.executable, str(ROOT / "Benchmarks/run.py"), "--quick", "--no-build",

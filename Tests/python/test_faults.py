@@ -461,6 +461,7 @@ def test_preauthorization_never_ending_answer_is_bounded_by_the_request_timeout(
 
 # --- second-screen polling ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @both_apis
 def test_polling_keeps_going_through_faults_until_the_login_completes(make_client, recorder, emulator, wire):
     client = make_client(request_timeout_ms=TIMEOUT_MS)

@@ -113,16 +113,18 @@ def test_cancel(ready_client, recorder, emulator):
 
 
 def test_code_expiry(ready_client, recorder, emulator):
-    emulator.config(code_ttl_s=1.5)
     ready_client.get_authentication()
     recorder.wait("display_provider_dialog")
     ready_client.set_selected_provider("Spectrum")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    emulator.advance_clock(emulator.config()["code_ttl_s"] * 1000)  # the code's lifetime is over at Adobe
     assert recorder.wait("set_authentication_status", timeout=20) == (0, ae.GENERIC_AUTHENTICATION_ERROR)
     expired = recorder.find_status("N130")
     assert expired["level"] == "error"
     assert expired["enhancedError"]["code"] in ("invalid_authentication_session", "authentication_session_expired")
 
 
+@pytest.mark.slow
 def test_polling_adobe_is_never_faster_than_every_3_seconds(make_client, recorder, emulator, wire):
     """Adobe documents 3–5 s: a poll interval of 1 s is raised to 3 s for Adobe's service (here
     https://sp.auth.adobe.com, carried to the emulator by a host transport); only a loopback
@@ -346,6 +348,7 @@ def test_service_providers(make_client, recorder, emulator):
         assert error.status == ae.AE_E_INSECURE_URL
 
 
+@pytest.mark.slow
 def test_throttle_is_honoured(make_client, recorder, emulator, wire):
     emulator.config(throttle=True, preauthorize_limit=1)
     # no client-side pacing: the emulator's 429s are what slows it down. V2 learns the limit from

@@ -382,6 +382,7 @@ def test_a_wrong_local_clock_neither_expires_valid_tokens(make_client, recorder,
     assert emulator.operations() == ["retrieveAuthorizeDecisionsForMvpdUsingPOST"]
 
 
+@pytest.mark.slow
 @needs_faketime
 def test_a_clock_behind_does_not_use_an_expired_profile(make_client, recorder, emulator, tmp_path):
     emulator.config(profile_ttl_s=3)

@@ -9,6 +9,8 @@ import base64
 import json
 import time
 
+import pytest
+
 from conftest import login
 from harness import CLOCK_SLACK_S, ae
 
@@ -108,6 +110,7 @@ def test_temppass_survives_a_restart_with_zero_requests(make_client, recorder, e
     assert emulator.operations() == []
 
 
+@pytest.mark.slow
 def test_expired_temppass_gives_n111(ready_client, recorder, emulator):
     emulator.config(temppass_ttl_s={BASIC: 1.5})
     ready_client.set_selected_provider(BASIC)

@@ -218,6 +218,7 @@ def test_temppass_authenticates_at_once_with_freepreview(ready_client, recorder,
     assert emulator.operations()[-1] == V1.logout
 
 
+@pytest.mark.slow
 def test_expired_temppass_gives_n111(ready_client, recorder, emulator):
     emulator.config(temppass_ttl_s={"TempPass_TEST40": 1.5})
     ready_client.get_authentication()

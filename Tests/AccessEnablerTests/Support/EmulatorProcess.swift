@@ -2,7 +2,7 @@
 @testable import AccessEnabler
 import Foundation
 
-/// The Python emulator (Tests/emulator/emulator.py) as a subprocess on port 0.
+/// The Python emulator (Emulator/emulator.py) as a subprocess on port 0.
 final class EmulatorProcess: @unchecked Sendable {
     let url: String
     private let process: Process
@@ -13,7 +13,7 @@ final class EmulatorProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             [
-                "python3", root.appendingPathComponent("Tests/emulator/emulator.py").path,
+                "python3", root.appendingPathComponent("Emulator/emulator.py").path,
                 "--port", "0", "--quiet", "--exit-with-parent",
             ] + arguments
         let output = Pipe()

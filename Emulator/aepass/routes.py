@@ -86,6 +86,8 @@ def build_routes(log: RequestLog) -> list[Route]:
         Route("POST", "/_emulator/temppass/reset", control.reset_temppass, None),
         Route("POST", "/_emulator/temppass/expire", control.expire_temppass, None),
         Route("GET", "/_emulator/state", control.get_state, None),
+        Route("GET", "/_emulator/clock", control.get_clock, None),
+        Route("POST", "/_emulator/clock", control.advance_clock, None),
         Route("GET", "/_emulator/partner/refuse-next", control.get_partner_refusal, None),
         Route("POST", "/_emulator/partner/refuse-next", control.set_partner_refusal, None),
         Route("GET", "/_emulator/faults", control.get_faults, None),

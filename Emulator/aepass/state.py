@@ -5,13 +5,14 @@ All access happens under `State.lock` (the pipeline holds it around every handle
 
 from __future__ import annotations
 
+import copy
 import secrets
 import string
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .clock import CLOCK
 from .faults import FaultSet
 from .throttle import TokenBuckets
 
@@ -25,7 +26,8 @@ V1_CLIENT = "v1:"
 
 
 def now_ms() -> int:
-    return int(time.time() * 1000)
+    """The emulator's now: real time plus the offset of `POST /_emulator/clock` (clock.py)."""
+    return CLOCK.now_ms()
 
 
 @dataclass
@@ -202,6 +204,12 @@ class PartnerRefusal:
 class State:
     config: dict[str, Any]
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The settings the process started with (defaults, --config, flags): `POST /_emulator/reset
+    # {"config": true}` goes back to them.
+    initial_config: dict[str, Any] = field(default_factory=dict)
+    # Counts resets: a request that was already in progress when the emulator was reset (a
+    # previous test's client) is neither run nor logged in memory afterwards (app.py).
+    generation: int = 0
     buckets: TokenBuckets = field(default_factory=TokenBuckets)
     clients: dict[str, Client] = field(default_factory=dict)
     tokens: dict[str, AccessToken] = field(default_factory=dict)
@@ -216,7 +224,17 @@ class State:
     faults: FaultSet = field(default_factory=FaultSet)
     partner_refusal: PartnerRefusal = field(default_factory=PartnerRefusal)
 
-    def forget_everything(self) -> None:
+    def __post_init__(self) -> None:
+        if not self.initial_config:
+            self.initial_config = copy.deepcopy(self.config)
+
+    def forget_everything(self, restore_config: bool = False) -> None:
+        """Back to a just-started emulator: everything a client or a test created or changed goes
+        (the clock offset too); the settings stay unless `restore_config` (then: the initial ones)."""
+        self.generation += 1
+        if restore_config:
+            self.config = copy.deepcopy(self.initial_config)
+        CLOCK.reset()
         self.clients.clear()
         self.tokens.clear()
         self.sessions.clear()

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import temppass
 from .catalog import REQUESTORS
+from .clock import CLOCK, ClockError
 from .config import ConfigError, merged
 from .errors import ControlError
 from .faults import FaultError
@@ -37,8 +38,16 @@ class Control:
         return json_response(200, {"cleared": True})
 
     def reset(self, state: State, req: Request) -> Response:
-        state.forget_everything()
-        self.log.clear()
+        """Forgets everything clients and tests created or changed (clients, tokens, sessions,
+        profiles, TempPass uses, V1 tokens, partner requests and refusals, throttle buckets,
+        faults, the in-memory log, the clock offset); keeps the settings, unless `{"config": true}`
+        (then the ones the process started with). Requests still in progress are dropped."""
+        body = _body(req)
+        restore = body.get("config", False)
+        if not set(body) <= {"config"} or not isinstance(restore, bool):
+            raise ControlError(400, 'expected no body, {} or {"config": true|false}')
+        state.forget_everything(restore_config=restore)
+        self.log.reset()
         return json_response(200, {"reset": True})
 
     def set_faults(self, state: State, req: Request) -> Response:
@@ -195,4 +204,22 @@ def get_faults(state: State, req: Request) -> Response:
 
 
 def get_state(state: State, req: Request) -> Response:
-    return json_response(200, {**state.counts(), "config": state.config})
+    return json_response(200, {**state.counts(), "clock_offset_ms": CLOCK.offset_ms, "config": state.config})
+
+
+def get_clock(state: State, req: Request) -> Response:
+    return json_response(200, CLOCK.to_json())
+
+
+def advance_clock(state: State, req: Request) -> Response:
+    """Moves the emulator's now forward by `advance_ms` (virtual time: whatever expires in that
+    time has expired). `advanceMs` is accepted too. Never backwards; `POST /_emulator/reset` sets
+    the offset back to 0."""
+    body = _body(req)
+    if len(body) != 1 or not set(body) <= {"advance_ms", "advanceMs"}:
+        raise ControlError(400, 'expected {"advance_ms": integer >= 0}')
+    try:
+        CLOCK.advance(next(iter(body.values())))
+    except ClockError as error:
+        raise ControlError(400, str(error)) from None
+    return json_response(200, CLOCK.to_json())

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from .app import App
+from .clock import CLOCK
 from .web import Request, Response
 
 
@@ -59,6 +60,10 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
         self._send(self.server.app.handle(request))
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The `Date` header: the emulator's clock (moved by `POST /_emulator/clock`)."""
+        return super().date_time_string(CLOCK.now_ms() / 1000 if timestamp is None else timestamp)
 
     def _read_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 SIMULATED_SAML_FILE = (
-    Path(__file__).resolve().parents[3] / "Python" / "accessenabler" / "simulated_saml.py"
+    Path(__file__).resolve().parents[2] / "Python" / "accessenabler" / "simulated_saml.py"
 )
 MODULE_NAME = "aepass_simulated_saml"
 

@@ -16,11 +16,19 @@ from typing import Any
 from . import faults
 from .errors import ApiError, HttpError
 from .login import run_due_auto_logins
+from .clock import CLOCK
 from .requestlog import RequestLog
 from .routes import Match, Route, build_routes, resolve
 from .state import State, now_ms
 from .throttle import TOO_MANY_REQUESTS_HTML, device_key
 from .web import Request, Response, html_response
+
+# The answer to a request that was in progress when the emulator was reset (its client belongs to
+# what the reset forgot): it is not run, and it stays out of the in-memory log (the file has it).
+RESET_WHILE_IN_PROGRESS_HTML = (
+    "<html><head><title>503 Service Unavailable</title></head><body>"
+    "The emulator was reset while this request was in progress.</body></html>"
+)
 
 
 class App:
@@ -31,25 +39,33 @@ class App:
 
     def handle(self, req: Request) -> Response:
         started_ms, started = now_ms(), time.perf_counter()
+        with self.state.lock:
+            generation, log_epoch = self.state.generation, self.log.epoch
         match, req.path_params = resolve(self.routes, req.method, req.path)
-        response = self._answer(req, match)
+        response = self._answer(req, match, generation)
         if not self._is_control(req, match):
-            self.log.append(self._log_entry(req, match.route, response, started_ms, started))
+            self.log.append(self._log_entry(req, match.route, response, started_ms, started), log_epoch)
         return response
 
-    def _answer(self, req: Request, match: Match) -> Response:
+    def _answer(self, req: Request, match: Match, generation: int) -> Response:
         route = match.route
         if route is None:
             return self._unrouted(req, match)
+        if route.is_control:
+            return self._run(route, req)
         if route.is_api:
-            throttled = self._throttle(req)
+            throttled = self._throttle(req, generation)
             if throttled:
                 return throttled
-            fault = self._fault(route)
+            fault = self._fault(route, generation)
             self._delay()
             if fault is not None:
-                return self._apply(fault, route, req)
-        return self._run(route, req)
+                return self._apply(fault, route, req, generation)
+        return self._run(route, req, generation)
+
+    def _stale(self, generation: int | None) -> bool:
+        """The emulator was reset since this request arrived (call with the state lock held)."""
+        return generation is not None and generation != self.state.generation
 
     def _unrouted(self, req: Request, match: Match) -> Response:
         if match.allowed:
@@ -59,19 +75,24 @@ class App:
             error = ApiError("not_found", f"no endpoint {req.method} {req.path}")
         return error.response()
 
-    def _throttle(self, req: Request) -> Response | None:
+    def _throttle(self, req: Request, generation: int) -> Response | None:
         with self.state.lock:
+            if self._stale(generation):
+                return html_response(503, RESET_WHILE_IN_PROGRESS_HTML)
             if not self.state.config["throttle"]:
                 return None
-            allowed = self.state.buckets.take(device_key(req), time.monotonic())
+            allowed = self.state.buckets.take(device_key(req), CLOCK.monotonic_s())
         return None if allowed else html_response(429, TOO_MANY_REQUESTS_HTML, [("Retry-After", "1")])
 
-    def _fault(self, route: Route) -> faults.Fault | None:
+    def _fault(self, route: Route, generation: int) -> faults.Fault | None:
         with self.state.lock:
+            if self._stale(generation):
+                return None  # not counted against the fault list set after the reset
             return self.state.faults.select(route.operation)
 
-    def _apply(self, fault: faults.Fault, route: Route, req: Request) -> Response:
-        response = faults.apply(copy.deepcopy(fault.spec), self.state, lambda: self._run(route, req), time.sleep)
+    def _apply(self, fault: faults.Fault, route: Route, req: Request, generation: int) -> Response:
+        response = faults.apply(copy.deepcopy(fault.spec), self.state,
+                                lambda: self._run(route, req, generation), time.sleep)
         if response.fault:
             with self.state.lock:
                 fault.applied += 1
@@ -83,8 +104,10 @@ class App:
         if latency_ms:
             time.sleep(latency_ms / 1000)
 
-    def _run(self, route: Route, req: Request) -> Response:
+    def _run(self, route: Route, req: Request, generation: int | None = None) -> Response:
         with self.state.lock:
+            if self._stale(generation):
+                return html_response(503, RESET_WHILE_IN_PROGRESS_HTML)
             run_due_auto_logins(self.state, now_ms())
             try:
                 return route.handler(self.state, req)
