@@ -42,7 +42,17 @@ extension Engine {
         run(authorization: id, actions)
     }
 
+    /// Runs the flow's actions. The store stays open meanwhile: a token goes out before its expiry
+    /// is stored (that write is an fsync the host should not wait for), and a host that destroys
+    /// the client as soon as it has the token must not lose the expiry.
     private func run(authorization id: Int, _ actions: [AuthorizationFlow.Action]) {
+        guard !keepingStoreOpen else { return runActions(authorization: id, actions) }  // nested: held already
+        keepingStoreOpen = true
+        defer { keepingStoreOpen = false }
+        store.keepingOpen { runActions(authorization: id, actions) }
+    }
+
+    private func runActions(authorization id: Int, _ actions: [AuthorizationFlow.Action]) {
         for action in actions {
             switch action {
             case .sendDecisionRequest(let request):

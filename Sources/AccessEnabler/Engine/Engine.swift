@@ -44,6 +44,8 @@ package actor Engine {
     var preauthorizations: [Int: PreauthorizationFlow] = [:]
     var logouts: [Int: LogoutFlow] = [:]
     private var nextFlowID = 1
+    /// True while the engine runs actions with the store held open (Engine+Decisions.swift).
+    var keepingStoreOpen = false
     var preauthorizeLimit: Int
     var logoutRedirectPending = false
     /// The partner status and when it was asked (refreshed by setRequestor and when stale); read

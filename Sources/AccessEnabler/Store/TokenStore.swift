@@ -36,6 +36,8 @@ package final class TokenStore: Sendable {
     ]
 
     let database: Locked<SQLiteDatabase>
+    /// Held by `close` and `keepingOpen`.
+    private let closing = Locked(())
     let sealer: Sealer?
     /// The app whose records `sealer` seals (other apps sharing the file keep their own keys).
     let app: String
@@ -56,8 +58,18 @@ package final class TokenStore: Sendable {
     /// Tampering lines waiting for the database lock to be released.
     private let pendingReports = Locked<[String]>([])
 
-    /// Closes the database now (the client's destroy); later calls fail with `.closed`.
-    package func close() { database.withLock { $0.close() } }
+    /// Closes the database now (the client's destroy); later calls fail with `.closed`. Waits for
+    /// a `keepingOpen` section in progress, so its writes land.
+    package func close() {
+        closing.withLock { _ in database.withLock { $0.close() } }
+    }
+
+    /// Runs `body`, in which the store is not closed (a close waits for it): the engine tells the
+    /// host an outcome and stores what goes with it there, so a destroy the host makes as soon as
+    /// it hears loses nothing.
+    package func keepingOpen<T>(_ body: () throws -> T) rethrows -> T {
+        try closing.withLock { _ in try body() }
+    }
 
     /// Opens or creates the store. `path` nil keeps everything in memory. `app` is the scope's
     /// app (hashed software statement) whose key `sealer` holds.
