@@ -256,7 +256,9 @@ import Testing
                 selectProvider: { _ in "Cablevision" },
                 showCode: { code in shown.withLock { $0 = code } })
         }
-        try await Task.sleep(nanoseconds: 100_000_000)  // the async call is queued behind the login
+        // The async call joins the login (it opens its stream just before it submits its call).
+        while enabler.asyncCalls.waiting == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        try await Task.sleep(nanoseconds: 50_000_000)
         let host = Thread { try? enabler.setSelectedProvider("Cablevision") }
         host.start()
         let regcode = try await recorder.wait { if case .status("REGCODE") = $0 { true } else { false } }
@@ -265,10 +267,13 @@ import Testing
         _ = try await emulator.control("POST", "login", ["code": code])
         try await login.value
         #expect(shown.withLock { $0?.code } == code)  // the async caller saw its login's code
-        let successes = recorder.all.filter { $0 == .authenticationStatus(1, AccessEnablerErrorCode.userAuthenticated) }
-        #expect(successes.count == 2)  // one per waiter: the callback call and the async one
-        let failures = recorder.all.filter { $0 == .authenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated) }
-        #expect(failures.count == 12)  // the twelve checks, answered while the login waited
+        // The async call resumes before the delegate hears the same event: wait for the recording.
+        let success = Recorder.Entry.authenticationStatus(1, AccessEnablerErrorCode.userAuthenticated)
+        try await recorder.waitCount(2) { $0 == success }
+        #expect(recorder.all.filter { $0 == success }.count == 2)  // one per waiter: the callback call and the async one
+        let failure = Recorder.Entry.authenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated)
+        try await recorder.waitCount(12) { $0 == failure }
+        #expect(recorder.all.filter { $0 == failure }.count == 12)  // the twelve checks, answered while the login waited
         #expect(try await enabler.async.checkAuthentication() == true)
     }
 

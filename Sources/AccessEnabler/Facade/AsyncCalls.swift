@@ -35,6 +35,9 @@ final class AsyncCalls: Sendable {
         return updates
     }
 
+    /// How many async calls wait now.
+    var waiting: Int { state.withLock { $0.open.count } }
+
     /// The caller stops reading (refused, cancelled, done).
     func forget(_ call: CallID) {
         state.withLock { $0.open.removeValue(forKey: call) }?.finish()
