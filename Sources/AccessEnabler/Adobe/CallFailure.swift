@@ -13,4 +13,9 @@ package struct CallFailure: Error, Sendable {
     }
 
     package var isCancellation: Bool { error.isCancellation }
+
+    /// The outcome of `body` as a value (for calls that run side by side, or answers fed to a flow).
+    package static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
 }

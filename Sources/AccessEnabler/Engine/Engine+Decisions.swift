@@ -58,7 +58,7 @@ extension Engine {
             case .sendDecisionRequest(let request):
                 guard let backend = requestor?.backend else { continue }
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in
+                    let result = await CallFailure.capture { () async throws(CallFailure) in
                         try await backend.authorize(
                             request.resource, profile: request.profile,
                             partnerStatus: request.partnerHeader,
@@ -130,7 +130,7 @@ extension Engine {
             case .send(let chunk):
                 guard let backend = requestor?.backend else { continue }
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in
+                    let result = await CallFailure.capture { () async throws(CallFailure) in
                         try await backend.preauthorize(chunk.resources, profile: chunk.profile, partnerStatus: chunk.partnerHeader)
                     }
                     await self.preauthorizationEvent(id) { flow, _ in flow.answered(chunk.id, result, now: Self.monotonicMillis()) }

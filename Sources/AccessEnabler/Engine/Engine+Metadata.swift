@@ -55,7 +55,7 @@ extension Engine {
         else { return false }
         metadataWaiting = [(call, key)]
         spawn {
-            let result = await Self.capture { () async throws(CallFailure) in try await backend.userMetadata() }
+            let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.userMetadata() }
             await self.userMetadataRead(profile, result)
         }
         return true

@@ -65,8 +65,8 @@ extension Engine {
     }
 
     /// True when the partner status was asked less than `partnerStatusMaxAgeMillis` ago.
-    func isPartnerStatusFresh() -> Bool {
-        guard let cached = partnerCache else { return false }
+    nonisolated func isPartnerStatusFresh() -> Bool {
+        guard let cached = partnerStatusCache.withLock({ $0 }) else { return false }
         return Self.isFresh(since: cached.askedAt, now: clock.nowMillis(), maxAge: Self.partnerStatusMaxAgeMillis)
     }
 

@@ -45,19 +45,19 @@ extension Engine {
                 preauthorizationCache.removeAll()
             case .readUserMetadata:
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in try await backend.userMetadata() }
+                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.userMetadata() }
                     await self.logoutEvent(id) { $0.userMetadataAnswered(result) }
                 }
             case .saveProfileIfStillStored(let profile):
                 saveIfStillStored(profile)
             case .sendLogout(let mvpd):
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in try await backend.logout(mvpd: mvpd) }
+                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logout(mvpd: mvpd) }
                     await self.logoutEvent(id) { $0.logoutAnswered(mvpd: mvpd, result) }
                 }
             case .sendDeviceLogout:
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in try await backend.logoutDevice() }
+                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logoutDevice() }
                     await self.logoutEvent(id) { $0.deviceLogoutAnswered(result) }
                 }
             case .setLogoutRedirectPending:

@@ -46,12 +46,12 @@ extension Engine {
                 sink.emit(emission)
             case .fetchConfiguration:
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in try await backend.configuration() }
+                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.configuration() }
                     await self.setupEvent(call) { flow, _ in flow.configurationAnswered(result) }
                 }
             case .fetchProfiles(let partnerStatus):
                 spawn {
-                    let result = await Self.capture { () async throws(CallFailure) in
+                    let result = await CallFailure.capture { () async throws(CallFailure) in
                         try await backend.profiles(partnerStatus: partnerStatus)
                     }
                     await self.setupEvent(call) { flow, _ in flow.profilesAnswered(result) }

@@ -129,11 +129,15 @@ package actor Engine {
     /// What the gate needs to know of the partner when a call's turn comes.
     private nonisolated func partnerFacts(for command: Command) -> RequestorGate.PartnerFacts {
         guard settings.partner != nil else { return .noPartner }
-        let fresh = partnerStatusCache.withLock { cached in
-            cached.map { Self.isFresh(since: $0.askedAt, now: clock.nowMillis(), maxAge: Self.partnerStatusMaxAgeMillis) } ?? false
-        }
-        var facts = RequestorGate.PartnerFacts(partnerConfigured: true, statusFresh: fresh, partnerProfileStored: false)
-        if !fresh, let requestorID = readyRequestorID.withLock({ $0 }) {
+        var facts = RequestorGate.PartnerFacts(
+            partnerConfigured: true, statusFresh: isPartnerStatusFresh(),
+            partnerProfileStored: false)
+        var ifStored = facts
+        ifStored.partnerProfileStored = true
+        // The store is read only when the gate's answer depends on it.
+        if RequestorGate.waitsForPartner(command, ifStored) != RequestorGate.waitsForPartner(command, facts),
+            let requestorID = readyRequestorID.withLock({ $0 })
+        {
             let deviceID = context.withLock { $0.deviceID }
             let now = clock.nowMillis()
             let stored = (try? store.profiles(scope, requestor: requestorID, deviceID: deviceID))?.profiles ?? []
@@ -230,14 +234,6 @@ package actor Engine {
             configuration: requestor.configuration)
     }
 
-    /// The stored profiles whose `notAfter` has not passed (usable or not).
-    func storedValidProfiles() -> [Profile] {
-        guard let requestor else { return [] }
-        let deviceID = context.withLock { $0.deviceID }
-        let now = clock.nowMillis()
-        return ((try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []).filter { $0.isValid(at: now) }
-    }
-
     /// Starts tracked work; destroy cancels it. Returns its id.
     @discardableResult
     nonisolated func spawn(_ operation: @escaping @Sendable () async -> Void) -> Int {
@@ -272,10 +268,6 @@ package actor Engine {
     func newFlowID() -> Int {
         defer { nextFlowID += 1 }
         return nextFlowID
-    }
-
-    static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
-        do { return .success(try await body()) } catch { return .failure(error) }
     }
 
     /// True when `since` (a time read from the store) is at most `maxAge` ago; a time in the future

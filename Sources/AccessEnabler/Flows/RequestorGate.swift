@@ -37,9 +37,8 @@ package struct RequestorGate: Sendable {
         var partnerConfigured: Bool
         /// The cached partner status was asked less than `partnerStatusMaxAgeMillis` ago.
         var statusFresh: Bool
-        /// A stored profile whose `notAfter` has not passed is a partner profile
-        /// (`storedValidProfiles().contains(where: ProfileUse.isPartnerProfile)`). Read only when
-        /// `partnerConfigured && !statusFresh`; the driver may leave it false otherwise.
+        /// A stored profile whose `notAfter` has not passed is a partner profile. The driver may
+        /// leave it false when the answer does not depend on it (`waitsForPartner`).
         var partnerProfileStored: Bool
 
         static let noPartner = PartnerFacts(partnerConfigured: false, statusFresh: false, partnerProfileStored: false)

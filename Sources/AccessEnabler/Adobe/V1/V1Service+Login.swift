@@ -81,8 +81,8 @@ extension V1Service {
             return .fallback(PartnerFallback(reason: "token_exchange_refused"))
         }
         let wire = wire, requestorID = requestorID
-        async let token = Self.capture { () async throws(CallFailure) in try await wire.authenticationToken(requestorID) }
-        async let metadata = Self.capture { () async throws(CallFailure) in try await wire.userMetadata(requestorID) }
+        async let token = CallFailure.capture { () async throws(CallFailure) in try await wire.authenticationToken(requestorID) }
+        async let metadata = CallFailure.capture { () async throws(CallFailure) in try await wire.userMetadata(requestorID) }
         let (tokenOutcome, metadataOutcome) = await (token, metadata)
         let answer: V1AuthenticationToken?
         switch tokenOutcome {
@@ -109,9 +109,5 @@ extension V1Service {
     /// A 400 (Adobe refused the request as such), as opposed to a failure to reach it.
     private static func isRefusal(_ failure: CallFailure) -> Bool {
         failure.stage == .call && failure.error.httpStatus == 400
-    }
-
-    private static func capture<T>(_ body: () async throws(CallFailure) -> T) async -> Result<T, CallFailure> {
-        do { return .success(try await body()) } catch { return .failure(error) }
     }
 }
