@@ -16,7 +16,7 @@ let package = Package(
     products: [
         // The self-contained C library: build with
         //   swift build -c release -Xswiftc -static-stdlib --product accessenabler
-        .library(name: "accessenabler", type: .dynamic, targets: ["AccessEnablerCABI"]),
+        .library(name: "accessenabler", type: .dynamic, targets: ["AccessEnablerCABI", "AccessEnablerLink"]),
         // The Swift API (`import AccessEnabler`).
         .library(name: "AccessEnabler", targets: ["AccessEnabler"]),
         // For hosts' and our tests: the partner simulator, a manual clock, a recording delegate.
@@ -39,13 +39,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "AccessEnablerTesting", dependencies: ["AccessEnabler"], swiftSettings: strict),
+        .target(name: "AccessEnablerCABI", dependencies: ["AccessEnabler", "CAccessEnabler"], swiftSettings: strict),
+        // How libaccessenabler.so is linked (this target is in that product only): the header's functions
+        // and nothing else exported, under the version node AE_1 (exports.map), by lld, which leaves no
+        // local symbol in .dynsym (the system's linker kept 110 of the Swift code's there). The SONAME is
+        // CMake's to set (CMakeLists.txt): a SwiftPM build is for this tree, not for installing.
         .target(
-            name: "AccessEnablerCABI",
-            dependencies: ["AccessEnabler", "CAccessEnabler"],
+            name: "AccessEnablerLink",
+            path: "Sources/AccessEnablerLink",
             exclude: ["exports.map"],
-            swiftSettings: strict,
-            // Export the contract only (ae_*); everything else in the .so stays local.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(root)/Sources/AccessEnablerCABI/exports.map"])]
+            publicHeadersPath: ".",  // none: the target only links
+            linkerSettings: [
+                .unsafeFlags([
+                    "-use-ld=lld",
+                    "-Xlinker", "--version-script=\(root)/Sources/AccessEnablerLink/exports.map",
+                ])
+            ]
         ),
         // Fuzz harness: one function per parser of untrusted input (Fuzz/, scripts/fuzz.sh).
         .target(

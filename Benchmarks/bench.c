@@ -101,14 +101,14 @@ static const char *base_url, *store_path, *statement, *device;
 
 static ae_client *make_client(void) {
     ae_config config;
-    ae_config_init(&config);
+    ae_config_init(&config, AE_CONFIG_VERSION);
     config.software_statement = statement;
     config.base_url = base_url;
     config.storage_path = store_path;
     config.device_id = device;
     config.max_requests_per_second = -1;
     ae_delegate delegate;
-    ae_delegate_init(&delegate);
+    ae_delegate_init(&delegate, AE_DELEGATE_VERSION);
     delegate.set_requestor_complete = on_complete;
     delegate.set_token = on_token;
     delegate.token_request_failed = on_failed;

@@ -71,8 +71,16 @@ extern "C" {
  * Versions
  * ============================================================================================ */
 
-#define AE_VERSION_MAJOR 0
-#define AE_VERSION_MINOR 4
+/* Static initialisers of the versioned structs (AE_CONFIG_INIT, ...): the version, every other field
+   0 / NULL. Designated in C and C++20 (no -Wmissing-field-initializers); positional before C++20. */
+#if !defined(__cplusplus) || __cplusplus >= 202002L
+#define AE_STRUCT_INIT_(version_) {.version = (version_)}
+#else
+#define AE_STRUCT_INIT_(version_) {(version_)}
+#endif
+
+#define AE_VERSION_MAJOR 1
+#define AE_VERSION_MINOR 0
 #define AE_VERSION_PATCH 0
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -105,7 +113,7 @@ enum {
     AE_E_INVALID_ARG = 1,         /* 1: NULL, invalid UTF-8, over-long or malformed argument */
     AE_E_INVALID_HANDLE = 2,      /* 2: the client or request handle is NULL, unknown or stale (destroyed,
                                         answered, cancelled or timed out) */
-    AE_E_UNSUPPORTED_VERSION = 3, /* 3: ae_config/ae_delegate version this library does not know */
+    AE_E_UNSUPPORTED_VERSION = 3, /* 3: a struct's `version` is 0 or newer than this library knows */
     AE_E_NO_REQUESTOR = 4,        /* 4: no successful ae_set_requestor() yet (or the last one failed) */
     AE_E_STORAGE = 5,             /* 5: the token store cannot be opened or written */
     AE_E_INSECURE_URL = 6,        /* 6: a plain http:// URL that is not a loopback address */
@@ -149,8 +157,10 @@ AE_API void ae_string_free(char *string);
  * ============================================================================================ */
 
 /** set_requestor_complete / set_authentication_status values. */
-#define AE_ACCESS_ENABLER_STATUS_ERROR 0
-#define AE_ACCESS_ENABLER_STATUS_SUCCESS 1
+enum {
+    AE_ACCESS_ENABLER_STATUS_ERROR = 0,
+    AE_ACCESS_ENABLER_STATUS_SUCCESS = 1
+};
 
 /** Error codes of set_authentication_status and token_request_failed (iOS spellings). */
 #define AE_USER_AUTHENTICATED ""
@@ -164,15 +174,19 @@ AE_API void ae_string_free(char *string);
 #define AE_METADATA_OPCODE_KEY "opCode"
 #define AE_METADATA_RESOURCE_ID_KEY "resource_id"
 #define AE_METADATA_USER_META_KEY "user_metadata_name"
-#define AE_METADATA_AUTHENTICATION 0 /* authentication expiry */
-#define AE_METADATA_AUTHORIZATION 1  /* authorization expiry for "resource_id" */
-#define AE_METADATA_DEVICE_ID 2      /* the device id */
-#define AE_METADATA_USER_META 3      /* user metadata named by "user_metadata_name" */
+enum {
+    AE_METADATA_AUTHENTICATION = 0, /**< authentication expiry */
+    AE_METADATA_AUTHORIZATION = 1, /**< authorization expiry for "resource_id" */
+    AE_METADATA_DEVICE_ID = 2, /**< the device id */
+    AE_METADATA_USER_META = 3 /**< user metadata named by "user_metadata_name" */
+};
 
 /** sendTrackingData event types. */
-#define AE_TRACKING_AUTHENTICATION 0
-#define AE_TRACKING_AUTHORIZATION 1
-#define AE_TRACKING_MVPD_SELECTION 2
+enum {
+    AE_TRACKING_AUTHENTICATION = 0,
+    AE_TRACKING_AUTHORIZATION = 1,
+    AE_TRACKING_MVPD_SELECTION = 2
+};
 
 /** setOptions keys. */
 #define AE_OPTION_PROFILE "applicationProfile"
@@ -185,18 +199,24 @@ AE_API void ae_string_free(char *string);
  * ============================================================================================ */
 
 /** API generations (ae_config.api_generation). 0 means the default, AE_API_V2. */
-#define AE_API_V1 1
-#define AE_API_V2 2
+enum {
+    AE_API_V1 = 1,
+    AE_API_V2 = 2
+};
 
 /** How the viewer logs in (ae_config.login_mode). */
-#define AE_LOGIN_SECOND_SCREEN 0 /* default: a code and a URL for another device (tvOS style) */
-#define AE_LOGIN_BROWSER 1       /* the host opens navigate_to_url's URL and calls ae_handle_external_url */
+enum {
+    AE_LOGIN_SECOND_SCREEN = 0, /**< default: a code and a URL for another device (tvOS style) */
+    AE_LOGIN_BROWSER = 1 /**< the host opens navigate_to_url's URL and calls ae_handle_external_url */
+};
 
 /** Log levels (ae_config.log). */
-#define AE_LOG_ERROR 0
-#define AE_LOG_WARNING 1
-#define AE_LOG_INFO 2
-#define AE_LOG_DEBUG 3
+enum {
+    AE_LOG_ERROR = 0,
+    AE_LOG_WARNING = 1,
+    AE_LOG_INFO = 2,
+    AE_LOG_DEBUG = 3
+};
 
 /**
  * Log sink. `message` is borrowed (valid during the call) and never contains secrets (client
@@ -211,30 +231,36 @@ typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 /* ============================================================================================
  * Partner framework: the platform's TV-provider single sign-on (Apple's Video Subscriber Account
  * model, made portable). The host implements the two requests below with its platform's SSO
- * service and answers each one later, from any thread, with exactly one ae_partner_reply_*()
+ * service and answers each one later, from any thread, with exactly one ae_partner_request_reply_*()
  * call. A request that gets no reply within `timeout_ms` ends as AE_PARTNER_E_TIMEOUT.
  * ============================================================================================ */
 
 /** Access status of the app to the viewer's TV-provider account (VSAccountAccessStatus values). */
-#define AE_PARTNER_ACCESS_NOT_DETERMINED 0
-#define AE_PARTNER_ACCESS_RESTRICTED 1
-#define AE_PARTNER_ACCESS_DENIED 2
-#define AE_PARTNER_ACCESS_GRANTED 3
+enum {
+    AE_PARTNER_ACCESS_NOT_DETERMINED = 0,
+    AE_PARTNER_ACCESS_RESTRICTED = 1,
+    AE_PARTNER_ACCESS_DENIED = 2,
+    AE_PARTNER_ACCESS_GRANTED = 3
+};
 
 /** Whether the viewer is signed in to a TV provider at platform level, as far as the platform knows. */
-#define AE_PARTNER_SIGNED_IN_UNKNOWN (-1)
-#define AE_PARTNER_SIGNED_OUT 0
-#define AE_PARTNER_SIGNED_IN 1
+enum {
+    AE_PARTNER_SIGNED_IN_UNKNOWN = -1,
+    AE_PARTNER_SIGNED_OUT = 0,
+    AE_PARTNER_SIGNED_IN = 1
+};
 
-/** Partner errors (ae_partner_reply_error). The comment names Apple's VSErrorCode it stands for. */
-#define AE_PARTNER_E_UNSUPPORTED_PROVIDER 1  /* unsupportedProvider: picked a provider not onboarded; detail = its id */
-#define AE_PARTNER_E_USER_CANCELLED 2        /* userCancelled: the picker was dismissed */
-#define AE_PARTNER_E_SERVICE_UNAVAILABLE 3   /* serviceTemporarilyUnavailable */
-#define AE_PARTNER_E_REJECTED 4              /* providerRejected / rejected */
-#define AE_PARTNER_E_OTHER_PROVIDER 5        /* the viewer chose "Other TV provider" in the picker */
-#define AE_PARTNER_E_ACCESS_NOT_GRANTED 6    /* accessNotGranted */
-#define AE_PARTNER_E_FAILED 7                /* any other platform failure; detail says what */
-#define AE_PARTNER_E_TIMEOUT 8               /* set by the SDK: no reply within timeout_ms */
+/** Partner errors (ae_partner_request_reply_error). The comment names Apple's VSErrorCode it stands for. */
+enum {
+    AE_PARTNER_E_UNSUPPORTED_PROVIDER = 1, /**< unsupportedProvider: picked a provider not onboarded; detail = its id */
+    AE_PARTNER_E_USER_CANCELLED = 2, /**< userCancelled: the picker was dismissed */
+    AE_PARTNER_E_SERVICE_UNAVAILABLE = 3, /**< serviceTemporarilyUnavailable */
+    AE_PARTNER_E_REJECTED = 4, /**< providerRejected / rejected */
+    AE_PARTNER_E_OTHER_PROVIDER = 5, /**< the viewer chose "Other TV provider" in the picker */
+    AE_PARTNER_E_ACCESS_NOT_GRANTED = 6, /**< accessNotGranted */
+    AE_PARTNER_E_FAILED = 7, /**< any other platform failure; detail says what */
+    AE_PARTNER_E_TIMEOUT = 8 /**< set by the SDK: no reply within timeout_ms */
+};
 
 /** One pending partner request (opaque; a number, never an address). Valid until it is answered,
     times out, or the client is destroyed; replies after that return AE_E_INVALID_HANDLE. */
@@ -246,17 +272,17 @@ typedef struct ae_partner_request ae_partner_request;
  * The platform's TV-provider SSO, given to ae_client_create() through ae_config.partner (the
  * struct is copied, up to its version's last field; `user_data` is kept). check_access_status and
  * enqueue_metadata_request are required. They are called on an SDK thread, must not block, and are
- * answered later with ae_partner_reply_*(). Versions: 1 (the two requests), 2 (+ cancel_request);
+ * answered later with ae_partner_request_reply_*(). Versions: 1 (the two requests), 2 (+ cancel_request);
  * the library accepts both.
  */
 typedef struct ae_partner_framework {
-    uint32_t version;   /**< AE_PARTNER_FRAMEWORK_VERSION (1 or 2) */
+    uint32_t version;   /**< The host's AE_PARTNER_FRAMEWORK_VERSION (set by ae_partner_framework_init or AE_PARTNER_FRAMEWORK_INIT). */
     void *user_data;    /**< Passed back as the last argument of both callbacks. */
     const char *name;   /**< Partner name on the wire (`/sessions/sso/{partner}`). NULL: "Apple". */
     int32_t timeout_ms; /**< Longest wait for a reply. 0: 60000 for requests that may show UI, 10000 for the others. */
 
     /** checkAccessStatus: `prompt` non-zero lets the platform ask the viewer. Answer with
-        ae_partner_reply_access_status() or ae_partner_reply_error(). */
+        ae_partner_request_reply_access_status() or ae_partner_request_reply_error(). */
     void (*check_access_status)(int32_t prompt, ae_partner_request *request, void *user_data);
 
     /** enqueue(VSAccountMetadataRequest): `request_json` is {"channelIdentifier" (the SAML issuer:
@@ -264,7 +290,7 @@ typedef struct ae_partner_framework {
         "includeAccountProviderIdentifier", "includeAuthenticationExpirationDate", "isInterruptionAllowed"
         (true: the platform may show its provider picker or login), "supportedAccountProviderIdentifiers",
         "featuredAccountProviderIdentifiers", "attributeNames", "verificationToken" (the SAML request,
-        Base64, passed unparsed)} (borrowed). Answer with ae_partner_reply_metadata() or ae_partner_reply_error(). */
+        Base64, passed unparsed)} (borrowed). Answer with ae_partner_request_reply_metadata() or ae_partner_request_reply_error(). */
     void (*enqueue_metadata_request)(const char *request_json, ae_partner_request *request, void *user_data);
 
     /* version 2 */
@@ -277,11 +303,21 @@ typedef struct ae_partner_framework {
     void (*cancel_request)(ae_partner_request *request, void *user_data);
 } ae_partner_framework;
 
+/** Static initialiser of an ae_partner_framework: every field NULL / 0, the version this header has. */
+#define AE_PARTNER_FRAMEWORK_INIT AE_STRUCT_INIT_(AE_PARTNER_FRAMEWORK_VERSION)
+
 /**
- * Fills `partner` with NULLs, version AE_PARTNER_FRAMEWORK_VERSION.
- * @return AE_OK or AE_E_INVALID_ARG. Ownership: n/a. Thread: any. Callback: none.
+ * Sets up `partner` as version `version` of the struct: its fields NULL / 0 and its `version`.
+ * Writes no byte past that version's fields (a host compiled against an older header has a
+ * shorter struct).
+ *
+ * @param[out] partner  The struct to set up. Not NULL.
+ * @param version       AE_PARTNER_FRAMEWORK_VERSION as the host's header defines it (1 up to this library's).
+ * @return AE_OK; AE_E_INVALID_ARG (`partner` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
+ *         library's: nothing is written).
+ * Ownership: n/a. Thread: any. Callback: none.
  */
-AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner);
+AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner, uint32_t version);
 
 /**
  * Answers check_access_status.
@@ -292,41 +328,43 @@ AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner);
  *         enqueue_metadata_request one: it stays pending).
  * Ownership: n/a. Thread: any. Callback: none (the SDK goes on on its own threads).
  */
-AE_API int32_t ae_partner_reply_access_status(ae_partner_request *request, int32_t access_status, int32_t signed_in);
+AE_API int32_t ae_partner_request_reply_access_status(ae_partner_request *request, int32_t access_status, int32_t signed_in);
 
 /**
  * Answers enqueue_metadata_request with the account metadata.
  * @param metadata_json  {"accountProviderIdentifier": string|null, "authenticationExpirationDate": ms since
  *                       the epoch|null, "samlAttributeQueryResponse": string|null} (copied). The SAML text is
  *                       passed as the platform returned it; the SDK cleans it up and encodes it.
- * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_reply_access_status); AE_E_INVALID_ARG (not that
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_request_reply_access_status); AE_E_INVALID_ARG (not that
  *         object, or `request` is a check_access_status one: it stays pending).
  * Ownership: copied. Thread: any. Callback: none.
  */
-AE_API int32_t ae_partner_reply_metadata(ae_partner_request *request, const char *metadata_json);
+AE_API int32_t ae_partner_request_reply_metadata(ae_partner_request *request, const char *metadata_json);
 
 /**
  * Answers either request with a failure.
  * @param error   AE_PARTNER_E_* (not AE_PARTNER_E_TIMEOUT).
  * @param detail  NULL, or text: the provider id for AE_PARTNER_E_UNSUPPORTED_PROVIDER, else the
  *                platform's message (passed to the host in the advanced status `details`).
- * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_reply_access_status); AE_E_INVALID_ARG.
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_request_reply_access_status); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
  */
-AE_API int32_t ae_partner_reply_error(ae_partner_request *request, int32_t error, const char *detail);
+AE_API int32_t ae_partner_request_reply_error(ae_partner_request *request, int32_t error, const char *detail);
 
 /* ============================================================================================
  * HTTP transport (optional): firmware with its own HTTP stack sends the SDK's requests. The SDK
- * calls `send`; the host answers later, from any thread, with exactly one ae_http_reply() or
- * ae_http_reply_error(). libcurl is used when no transport is given. The host must verify TLS
+ * calls `send`; the host answers later, from any thread, with exactly one ae_http_request_reply() or
+ * ae_http_request_reply_error(). libcurl is used when no transport is given. The host must verify TLS
  * certificates; the SDK only gives it https:// URLs (http:// for loopback addresses only).
  * ============================================================================================ */
 
-/** Transport failures (ae_http_reply_error). */
-#define AE_HTTP_E_CANNOT_CONNECT 1 /* DNS or TCP connect failed: the request was not sent */
-#define AE_HTTP_E_TIMEOUT 2        /* connect or total timeout */
-#define AE_HTTP_E_TLS 3            /* TLS handshake or certificate verification failed */
-#define AE_HTTP_E_FAILED 4         /* anything else after the request was sent (reset, truncated body) */
+/** Transport failures (ae_http_request_reply_error). */
+enum {
+    AE_HTTP_E_CANNOT_CONNECT = 1, /**< DNS or TCP connect failed: the request was not sent */
+    AE_HTTP_E_TIMEOUT = 2, /**< connect or total timeout */
+    AE_HTTP_E_TLS = 3, /**< TLS handshake or certificate verification failed */
+    AE_HTTP_E_FAILED = 4 /**< anything else after the request was sent (reset, truncated body) */
+};
 
 /** One HTTP exchange in flight (opaque; a number, never an address). */
 typedef struct ae_http_request ae_http_request;
@@ -334,7 +372,7 @@ typedef struct ae_http_request ae_http_request;
 #define AE_HTTP_TRANSPORT_VERSION 1
 
 typedef struct ae_http_transport {
-    uint32_t version; /**< AE_HTTP_TRANSPORT_VERSION */
+    uint32_t version; /**< The host's AE_HTTP_TRANSPORT_VERSION (set by ae_http_transport_init or AE_HTTP_TRANSPORT_INIT). */
     void *user_data;  /**< Passed back as the last argument of both callbacks. */
 
     /** Sends one request (required). All arguments are borrowed for the duration of the call: copy
@@ -348,11 +386,20 @@ typedef struct ae_http_transport {
     void (*cancel)(ae_http_request *request, void *user_data);
 } ae_http_transport;
 
+/** Static initialiser of an ae_http_transport: every field NULL, the version this header has. */
+#define AE_HTTP_TRANSPORT_INIT AE_STRUCT_INIT_(AE_HTTP_TRANSPORT_VERSION)
+
 /**
- * Fills `transport` with NULLs, version AE_HTTP_TRANSPORT_VERSION.
- * @return AE_OK or AE_E_INVALID_ARG. Ownership: n/a. Thread: any. Callback: none.
+ * Sets up `transport` as version `version` of the struct: its fields NULL and its `version`.
+ * Writes no byte past that version's fields.
+ *
+ * @param[out] transport  The struct to set up. Not NULL.
+ * @param version         AE_HTTP_TRANSPORT_VERSION as the host's header defines it (1 up to this library's).
+ * @return AE_OK; AE_E_INVALID_ARG (`transport` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
+ *         library's: nothing is written).
+ * Ownership: n/a. Thread: any. Callback: none.
  */
-AE_API int32_t ae_http_transport_init(ae_http_transport *transport);
+AE_API int32_t ae_http_transport_init(ae_http_transport *transport, uint32_t version);
 
 /**
  * Answers `send` with an HTTP response.
@@ -365,29 +412,33 @@ AE_API int32_t ae_http_transport_init(ae_http_transport *transport);
  *         other arguments); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
  */
-AE_API int32_t ae_http_reply(ae_http_request *request, int32_t status, const char *const *headers,
+AE_API int32_t ae_http_request_reply(ae_http_request *request, int32_t status, const char *const *headers,
                              const uint8_t *body, size_t body_length);
 
 /**
  * Answers `send` with a failure (AE_HTTP_E_*); `message` (nullable, copied) is logged.
- * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_http_reply); AE_E_INVALID_ARG. Ownership: copied. Thread: any.
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_http_request_reply); AE_E_INVALID_ARG. Ownership: copied. Thread: any.
  * Callback: none.
  */
-AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, const char *message);
+AE_API int32_t ae_http_request_reply_error(ae_http_request *request, int32_t error, const char *message);
 
 /** How callbacks are delivered (ae_config.callback_mode). */
-#define AE_CALLBACKS_THREAD 0     /* default: on the client's callback thread */
-#define AE_CALLBACKS_EVENT_LOOP 1 /* queued; the host runs them with ae_client_dispatch() */
+enum {
+    AE_CALLBACKS_THREAD = 0, /**< default: on the client's callback thread */
+    AE_CALLBACKS_EVENT_LOOP = 1 /**< queued; the host runs them with ae_client_dispatch() */
+};
 
 /** The check of the token store at create (ae_config.store_check): the iOS SDK's storage
     integrity check (IntegrityCheckType), plus a quick check as the default. A damaged file found
     by any of them (or one SQLite cannot read at all, whatever the option) is moved aside to
     `<storage_path>.corrupt-<ms>` (with its -wal and -shm) and a new store is started; the client
     is created and ae_client_store_status() says AE_STORE_RECOVERED. */
-#define AE_STORE_CHECK_QUICK 0 /* default: PRAGMA quick_check (well under 1 ms on a store this size) */
-#define AE_STORE_CHECK_NONE 1  /* INTEGRITY_CHECK_NONE: no check beyond opening */
-#define AE_STORE_CHECK_ALL 2   /* INTEGRITY_CHECK_ALL: full PRAGMA integrity_check; on failure, a new store */
-#define AE_STORE_CHECK_CLEAR 3 /* INTEGRITY_CHECK_CLEAR: this app's records are cleared at every create */
+enum {
+    AE_STORE_CHECK_QUICK = 0, /**< default: PRAGMA quick_check (well under 1 ms on a store this size) */
+    AE_STORE_CHECK_NONE = 1, /**< INTEGRITY_CHECK_NONE: no check beyond opening */
+    AE_STORE_CHECK_ALL = 2, /**< INTEGRITY_CHECK_ALL: full PRAGMA integrity_check; on failure, a new store */
+    AE_STORE_CHECK_CLEAR = 3 /**< INTEGRITY_CHECK_CLEAR: this app's records are cleared at every create */
+};
 
 /** Length in bytes of ae_config.store_key (AES-256). */
 #define AE_STORE_KEY_LENGTH 32
@@ -396,12 +447,13 @@ AE_API int32_t ae_http_reply_error(ae_http_request *request, int32_t error, cons
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
- * after the call). Initialise with ae_config_init() so that fields added in later versions get
- * their defaults; a NULL or 0 field means "the default" below. A struct of an earlier version
- * (its `version` field) is read up to that version's last field only.
+ * after the call). Set it up with ae_config_init() or AE_CONFIG_INIT, which state the version the
+ * host was compiled with; a NULL or 0 field means "the default" below. The library reads only the
+ * fields of the struct's version (a struct of an earlier version is shorter) and gives every later
+ * field its default.
  */
 typedef struct ae_config {
-    uint32_t version;               /**< AE_CONFIG_VERSION (set by ae_config_init). */
+    uint32_t version;               /**< The host's AE_CONFIG_VERSION (set by ae_config_init or AE_CONFIG_INIT). */
     const char *software_statement; /**< Required: the software statement (JWT) from the TVE Dashboard. */
     const char *base_url;           /**< Adobe Pass host. Default "https://sp.auth.adobe.com" (V2) or
                                          "https://api.auth.adobe.com" (V1); plain http:// only for
@@ -450,14 +502,24 @@ typedef struct ae_config {
     int32_t store_check;       /**< AE_STORE_CHECK_QUICK (default), _NONE, _ALL or _CLEAR. */
 } ae_config;
 
+/** Static initialiser of an ae_config: every field 0 / NULL (the defaults), the version this header has. */
+#define AE_CONFIG_INIT AE_STRUCT_INIT_(AE_CONFIG_VERSION)
+
 /**
- * Fills `config` with the defaults of this library version and sets `config->version`.
+ * Sets up `config` as version `version` of the struct: every field of that version 0 / NULL (the
+ * defaults) and its `version`. Writes no byte past that version's fields: a host compiled against
+ * an older header passes its own, shorter struct with its own AE_CONFIG_VERSION.
  *
- * @param[out] config  Struct to initialise (not NULL).
- * @return AE_OK, or AE_E_INVALID_ARG when `config` is NULL.
+ *     ae_config config;
+ *     ae_config_init(&config, AE_CONFIG_VERSION);
+ *
+ * @param[out] config  The struct to set up. Not NULL.
+ * @param version      AE_CONFIG_VERSION as the host's header defines it (1 up to this library's).
+ * @return AE_OK; AE_E_INVALID_ARG (`config` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
+ *         library's: the message names both versions, and nothing is written).
  * Ownership: n/a. Thread: any. Callback: none.
  */
-AE_API int32_t ae_config_init(ae_config *config);
+AE_API int32_t ae_config_init(ae_config *config, uint32_t version);
 
 /* ============================================================================================
  * Delegate: AccessEnabler's callbacks (EntitlementDelegate + EntitlementStatus)
@@ -472,7 +534,7 @@ AE_API int32_t ae_config_init(ae_config *config);
 #define AE_DELEGATE_VERSION 1
 
 typedef struct ae_delegate {
-    uint32_t version; /**< AE_DELEGATE_VERSION (set by ae_delegate_init). */
+    uint32_t version; /**< The host's AE_DELEGATE_VERSION (set by ae_delegate_init or AE_DELEGATE_INIT). */
     void *user_data;  /**< Passed back as the last argument of every callback. */
 
     /** setRequestorComplete: `status` is AE_ACCESS_ENABLER_STATUS_SUCCESS (1) or _ERROR (0); on 0 a
@@ -536,13 +598,21 @@ typedef struct ae_delegate {
     void (*status)(const char *status_json, void *user_data);
 } ae_delegate;
 
+/** Static initialiser of an ae_delegate: every callback NULL, the version this header has. */
+#define AE_DELEGATE_INIT AE_STRUCT_INIT_(AE_DELEGATE_VERSION)
+
 /**
- * Sets every callback to NULL, `user_data` to NULL and `delegate->version` to AE_DELEGATE_VERSION.
+ * Sets up `delegate` as version `version` of the struct: every callback and `user_data` NULL, and
+ * its `version`. Writes no byte past that version's fields. Callbacks added in later versions are
+ * absent for a delegate of an earlier one: the library never calls past its version's fields.
  *
- * @return AE_OK, or AE_E_INVALID_ARG when `delegate` is NULL.
+ * @param[out] delegate  The struct to set up. Not NULL.
+ * @param version        AE_DELEGATE_VERSION as the host's header defines it (1 up to this library's).
+ * @return AE_OK; AE_E_INVALID_ARG (`delegate` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
+ *         library's: nothing is written).
  * Ownership: n/a. Thread: any. Callback: none.
  */
-AE_API int32_t ae_delegate_init(ae_delegate *delegate);
+AE_API int32_t ae_delegate_init(ae_delegate *delegate, uint32_t version);
 
 /* ============================================================================================
  * Client
@@ -575,19 +645,20 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
 AE_API void ae_client_destroy(ae_client *client);
 
 /** How ae_client_create() found the token store (ae_client_store_status). */
-#define AE_STORE_OPENED 0    /* an existing store, opened as it was */
-#define AE_STORE_CREATED 1   /* no store at storage_path: a new one */
-#define AE_STORE_IN_MEMORY 2 /* storage_path NULL: nothing persists */
-#define AE_STORE_RECOVERED 3 /* the file was damaged: moved aside, a new store started (the viewer must
-                                log in again); the log names where it was moved */
-#define AE_STORE_CLEARED 4   /* AE_STORE_CHECK_CLEAR removed this app's records */
-#define AE_STORE_UPGRADED 5  /* a store of an earlier schema, migrated (its records kept) */
-/** The store file, or its -wal or -shm, was readable or writable by group or others: its mode was set
-    to 0600 and its records kept (logged at warning level). Another local user may have read or altered
-    it: a host may log the viewer out. Reported instead of AE_STORE_OPENED, _CREATED, _UPGRADED or
-    _CLEARED; a damaged file still says AE_STORE_RECOVERED. A file owned by another user, a symbolic
-    link or anything but a regular file at storage_path is refused: AE_E_STORAGE, nothing changed. */
-#define AE_STORE_MODE_REPAIRED 6
+enum {
+    AE_STORE_OPENED = 0, /**< an existing store, opened as it was */
+    AE_STORE_CREATED = 1, /**< no store at storage_path: a new one */
+    AE_STORE_IN_MEMORY = 2, /**< storage_path NULL: nothing persists */
+    AE_STORE_RECOVERED = 3, /**< the file was damaged: moved aside, a new store started (the viewer must log in again); the log names where it was moved */
+    AE_STORE_CLEARED = 4, /**< AE_STORE_CHECK_CLEAR removed this app's records */
+    AE_STORE_UPGRADED = 5, /**< a store of an earlier schema, migrated (its records kept) */
+    /** The store file, or its -wal or -shm, was readable or writable by group or others: its mode was set
+        to 0600 and its records kept (logged at warning level). Another local user may have read or altered
+        it: a host may log the viewer out. Reported instead of AE_STORE_OPENED, _CREATED, _UPGRADED or
+        _CLEARED; a damaged file still says AE_STORE_RECOVERED. A file owned by another user, a symbolic
+        link or anything but a regular file at storage_path is refused: AE_E_STORAGE, nothing changed. */
+    AE_STORE_MODE_REPAIRED = 6
+};
 
 /**
  * How ae_client_create() found the token store: one of AE_STORE_*. A host may tell the viewer
@@ -817,6 +888,53 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  */
 AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
                                void *user_data);
+
+/* ============================================================================================
+ * Deprecated names
+ * ============================================================================================ */
+
+#if !defined(AE_NO_DEPRECATED) || defined(AE_DOXYGEN)
+#if defined(__GNUC__) || defined(__clang__)
+#define AE_DEPRECATED_(replacement) __attribute__((deprecated("renamed " replacement " in 1.0")))
+#else
+#define AE_DEPRECATED_(replacement)
+#endif
+/* 0.x names of the reply functions, renamed in 1.0 to the ae_<object>_<verb> scheme
+   (docs/DECISIONS.md). Inline aliases: source written for 0.x compiles, with a deprecation warning;
+   they are not exported by the library. Define AE_NO_DEPRECATED to leave them out. */
+
+/** @deprecated Renamed ae_partner_request_reply_access_status() in 1.0. */
+AE_DEPRECATED_("ae_partner_request_reply_access_status")
+static inline int32_t ae_partner_reply_access_status(ae_partner_request *request, int32_t access_status,
+                                                     int32_t signed_in) {
+    return ae_partner_request_reply_access_status(request, access_status, signed_in);
+}
+
+/** @deprecated Renamed ae_partner_request_reply_metadata() in 1.0. */
+AE_DEPRECATED_("ae_partner_request_reply_metadata")
+static inline int32_t ae_partner_reply_metadata(ae_partner_request *request, const char *metadata_json) {
+    return ae_partner_request_reply_metadata(request, metadata_json);
+}
+
+/** @deprecated Renamed ae_partner_request_reply_error() in 1.0. */
+AE_DEPRECATED_("ae_partner_request_reply_error")
+static inline int32_t ae_partner_reply_error(ae_partner_request *request, int32_t error, const char *detail) {
+    return ae_partner_request_reply_error(request, error, detail);
+}
+
+/** @deprecated Renamed ae_http_request_reply() in 1.0. */
+AE_DEPRECATED_("ae_http_request_reply")
+static inline int32_t ae_http_reply(ae_http_request *request, int32_t status, const char *const *headers,
+                                    const uint8_t *body, size_t body_length) {
+    return ae_http_request_reply(request, status, headers, body, body_length);
+}
+
+/** @deprecated Renamed ae_http_request_reply_error() in 1.0. */
+AE_DEPRECATED_("ae_http_request_reply_error")
+static inline int32_t ae_http_reply_error(ae_http_request *request, int32_t error, const char *message) {
+    return ae_http_request_reply_error(request, error, message);
+}
+#endif /* AE_NO_DEPRECATED */
 
 #ifdef __cplusplus
 } /* extern "C" */

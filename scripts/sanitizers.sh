@@ -3,8 +3,9 @@
 #
 #   1. swift test under ThreadSanitizer (.build-tsan) and AddressSanitizer (.build-asan);
 #   2. libaccessenabler.so built with TSan / ASan (.build-tsan-lib, .build-asan-lib), then
-#      Tests/c/smoke.c and a C create → set_requestor → check_authentication → destroy loop
-#      (against the emulator) compiled with the matching -fsanitize= and run against it;
+#      Tests/c/smoke.c, a C create → set_requestor → check_authentication → destroy loop and
+#      Tests/c/abi/old_hosts.c (hosts of every earlier struct layout), against the emulator,
+#      compiled with the matching -fsanitize= and run against it;
 #      Tests/c/stress.c too when it exists (built the same way, run with the emulator URL);
 #   3. valgrind memcheck on that loop with the shipped library (release, static Swift runtime,
 #      .build-valgrind), at N=10 and N=100 iterations: "definitely lost" must not grow with N.
@@ -143,12 +144,12 @@ int main(int argc, char **argv) {
         ae_delegate delegate;
         ae_client *client = NULL;
         int32_t status;
-        ae_config_init(&config);
+        ae_config_init(&config, AE_CONFIG_VERSION);
         config.software_statement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImZsb3dsb29wIn0.c2ln";
         config.base_url = argv[1];
         config.device_id = "flowloop-device";
         config.max_requests_per_second = -1;
-        ae_delegate_init(&delegate);
+        ae_delegate_init(&delegate, AE_DELEGATE_VERSION);
         delegate.set_requestor_complete = on_requestor;
         delegate.set_authentication_status = on_authentication;
         requestor_status = authentication_status = -1;
@@ -186,10 +187,13 @@ run_c_programs() {
     local flags=(-std=gnu11 -g -Wall -Wextra -IInclude "${c_flags[@]}")
     local libs=(-L"$libdir" -Wl,-rpath,"$libdir" -laccessenabler -lpthread "${c_libs[@]}")
     local name status
-    for program in smoke flowloop stress; do
+    for program in smoke flowloop stress old_hosts; do
         local source="Tests/c/$program.c" args=()
         [[ $program == flowloop ]] && source="$work/flowloop.c" && args=("$emulator_url" "$small")
         [[ $program == stress ]] && { [[ -f $source ]] || continue; args=("$emulator_url"); }
+        # Hosts of every earlier struct layout: with the library built with ASan too, a read or write
+        # past an old, shorter struct inside the library is a report.
+        [[ $program == old_hosts ]] && source="Tests/c/abi/old_hosts.c" && args=("$emulator_url")
         name="$kind C $program"
         if ! "$clang" "${flags[@]}" "$source" "${libs[@]}" -o "$work/$program-$kind" \
             >"$work/$program-$kind.build.log" 2>&1; then

@@ -95,6 +95,9 @@ export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 step "C header, exports, ldd, smoke test"
 bash Tests/c/check-header.sh
 
+step "ABI: hosts of every earlier struct layout under ASan (Tests/c/abi)"
+bash Tests/c/abi/check-old-hosts.sh
+
 step "Python package (pip install ./Python) and the ctypes tests against the emulator"
 python3 -m pip install --quiet --disable-pip-version-check --target "$work/python" ./Python
 rm -rf Python/build Python/*.egg-info  # setuptools' leftovers of the in-tree build

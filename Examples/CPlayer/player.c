@@ -365,7 +365,7 @@ static int parse_options(int argc, char **argv, struct options *options) {
 
 static int create_client(void) {
     ae_config config;
-    ae_config_init(&config);
+    ae_config_init(&config, AE_CONFIG_VERSION);
     config.software_statement = player.options.software_statement;
     config.base_url = player.options.base_url;
     config.storage_path = player.options.storage;
@@ -373,7 +373,7 @@ static int create_client(void) {
     config.api_generation = player.options.api_generation;
     config.callback_mode = AE_CALLBACKS_EVENT_LOOP;
     ae_delegate delegate;
-    ae_delegate_init(&delegate);
+    ae_delegate_init(&delegate, AE_DELEGATE_VERSION);
     delegate.set_requestor_complete = on_requestor_complete;
     delegate.set_authentication_status = on_authentication_status;
     delegate.display_provider_dialog = on_provider_dialog;

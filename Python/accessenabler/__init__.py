@@ -216,8 +216,8 @@ _SIGNATURES = {
     "ae_status_string": (c_char_p, [c_int32]),
     "ae_last_error_message": (c_void_p, []),  # owned: c_void_p keeps the pointer for ae_string_free
     "ae_string_free": (None, [c_void_p]),
-    "ae_config_init": (c_int32, [ctypes.POINTER(Config)]),
-    "ae_delegate_init": (c_int32, [ctypes.POINTER(Delegate)]),
+    "ae_config_init": (c_int32, [ctypes.POINTER(Config), ctypes.c_uint32]),
+    "ae_delegate_init": (c_int32, [ctypes.POINTER(Delegate), ctypes.c_uint32]),
     "ae_client_create": (c_int32, [ctypes.POINTER(Config), ctypes.POINTER(Delegate), ctypes.POINTER(_CLIENT)]),
     "ae_client_destroy": (None, [_CLIENT]),
     "ae_set_options": (c_int32, [_CLIENT, c_char_p]),
@@ -236,10 +236,10 @@ _SIGNATURES = {
     "ae_client_event_fd": (ctypes.c_int, [_CLIENT]),
     "ae_client_dispatch": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
     "ae_client_store_status": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
-    "ae_http_transport_init": (c_int32, [ctypes.POINTER(HttpTransport)]),
-    "ae_http_reply": (c_int32, [c_void_p, c_int32, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
+    "ae_http_transport_init": (c_int32, [ctypes.POINTER(HttpTransport), ctypes.c_uint32]),
+    "ae_http_request_reply": (c_int32, [c_void_p, c_int32, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
                                 ctypes.c_size_t]),
-    "ae_http_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
+    "ae_http_request_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
@@ -249,10 +249,10 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
 # The partner functions are declared when the library has them: a library built before the
 # partner framework still loads, and only Client(partner=...) is refused.
 _PARTNER_SIGNATURES = {
-    "ae_partner_framework_init": (c_int32, [ctypes.POINTER(PartnerFramework)]),
-    "ae_partner_reply_access_status": (c_int32, [c_void_p, c_int32, c_int32]),
-    "ae_partner_reply_metadata": (c_int32, [c_void_p, c_char_p]),
-    "ae_partner_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
+    "ae_partner_framework_init": (c_int32, [ctypes.POINTER(PartnerFramework), ctypes.c_uint32]),
+    "ae_partner_request_reply_access_status": (c_int32, [c_void_p, c_int32, c_int32]),
+    "ae_partner_request_reply_metadata": (c_int32, [c_void_p, c_char_p]),
+    "ae_partner_request_reply_error": (c_int32, [c_void_p, c_int32, c_char_p]),
 }
 HAS_PARTNER_FRAMEWORK = all(hasattr(lib, _name) for _name in _PARTNER_SIGNATURES)
 if HAS_PARTNER_FRAMEWORK:
@@ -325,7 +325,7 @@ class Client:
                  transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0):
         self._keep = []
         config = Config()
-        check(lib.ae_config_init(ctypes.byref(config)))
+        check(lib.ae_config_init(ctypes.byref(config), AE_CONFIG_VERSION))
         config.software_statement = _encode(software_statement)
         if api_generation:  # AE_API_V1 or AE_API_V2; 0 keeps the library's default (V2)
             config.api_generation = api_generation
@@ -361,7 +361,7 @@ class Client:
             config.store_key_length = len(store_key)
         config.store_check = store_check
         table = Delegate()
-        check(lib.ae_delegate_init(ctypes.byref(table)))
+        check(lib.ae_delegate_init(ctypes.byref(table), AE_DELEGATE_VERSION))
         for name, kind in _CALLBACKS:
             handler = getattr(delegate, name, None)
             if handler is None:

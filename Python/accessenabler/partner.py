@@ -6,7 +6,7 @@
     check_access_status(prompt: bool, reply)    answer with reply.access_status(...) or reply.error(...)
     enqueue(request: dict, reply)               answer with reply.metadata({...}) or reply.error(...)
 
-`reply` is a `Reply`: it calls the matching ae_partner_reply_* function with the request handle,
+`reply` is a `Reply`: it calls the matching ae_partner_request_reply_* function with the request handle,
 from any thread, at any later time (exactly one reply per request; a second one returns
 AE_E_INVALID_HANDLE from the library). A method that raises is answered with
 AE_PARTNER_E_FAILED if it had not replied yet.
@@ -17,7 +17,7 @@ shared simulated platform's (`simulated_saml`), exactly as produced (messy).
 
 Give a partner to `accessenabler.Client(..., partner=simulator)`. This module does not load the
 library by itself: it can be loaded by file path without the package (the script logic and
-`Reply` work with any object that has the three ae_partner_reply_* functions), and only
+`Reply` work with any object that has the three ae_partner_request_reply_* functions), and only
 `Partner.framework()` needs the ctypes layer of the package.
 """
 
@@ -86,7 +86,7 @@ def error_code(error: str | int) -> int:
 class Reply:
     """Answers one pending partner request; callable from any thread, at any time.
 
-    `lib` is anything with ae_partner_reply_access_status / _metadata / _error (the loaded
+    `lib` is anything with ae_partner_request_reply_access_status / _metadata / _error (the loaded
     library, or a fake in tests). Every call is recorded in `answers` as (method, args, status).
     """
 
@@ -108,7 +108,7 @@ class Reply:
         return status
 
     def access_status(self, status: str | int, signed_in: bool | int | None = None) -> int:
-        result = self._lib.ae_partner_reply_access_status(
+        result = self._lib.ae_partner_request_reply_access_status(
             self.request, access_status_code(status), signed_in_code(signed_in))
         return self._record("access_status", (status, signed_in), result)
 
@@ -117,11 +117,11 @@ class Reply:
         "samlAttributeQueryResponse"} (a dict is sent as JSON; text is sent as is)."""
         text = metadata if isinstance(metadata, (str, bytes)) else json.dumps(metadata)
         data = text.encode("utf-8") if isinstance(text, str) else text
-        result = self._lib.ae_partner_reply_metadata(self.request, data)
+        result = self._lib.ae_partner_request_reply_metadata(self.request, data)
         return self._record("metadata", (metadata,), result)
 
     def error(self, code: str | int, detail: str | None = None) -> int:
-        result = self._lib.ae_partner_reply_error(
+        result = self._lib.ae_partner_request_reply_error(
             self.request, error_code(code), None if detail is None else detail.encode("utf-8"))
         return self._record("error", (code, detail), result)
 
@@ -186,7 +186,7 @@ class Partner:
     def framework(self, lib: Any = None) -> Any:
         """The `ae_partner_framework` struct for ae_config.partner (built once; kept alive here).
 
-        `lib`: the library whose ae_partner_reply_* the replies call (default: the package's).
+        `lib`: the library whose ae_partner_request_reply_* the replies call (default: the package's).
         """
         if self._framework is not None and (lib is None or lib is self._lib):
             return self._framework
@@ -200,7 +200,7 @@ class Partner:
             from . import lib  # noqa: PLC0415
         framework = PartnerFramework()
         if hasattr(lib, "ae_partner_framework_init"):
-            status = lib.ae_partner_framework_init(framework)
+            status = lib.ae_partner_framework_init(framework, AE_PARTNER_FRAMEWORK_VERSION)
             if status != AE_OK:
                 raise RuntimeError(f"ae_partner_framework_init failed: {status}")
         else:
@@ -233,7 +233,7 @@ class Received:
     #                          ("error", code, detail) / ("silence",)
     reply: Reply
     reply_thread: int | None = None  # the thread that replied (None: not yet, or never)
-    result: int | None = None  # the status the ae_partner_reply_* call returned
+    result: int | None = None  # the status the ae_partner_request_reply_* call returned
     replied: threading.Event = field(default_factory=threading.Event)
 
     @property

@@ -27,10 +27,10 @@ class Reply:
         lines = [f"{name}: {value}".encode() for name, value in headers]
         array = (ctypes.c_char_p * (len(lines) + 1))(*lines, None)
         data = (ctypes.c_uint8 * len(body)).from_buffer_copy(body) if body else None
-        return lib.ae_http_reply(self.request, status, array, data, len(body))
+        return lib.ae_http_request_reply(self.request, status, array, data, len(body))
 
     def error(self, code, message=None):
-        return lib.ae_http_reply_error(self.request, code, message.encode() if message else None)
+        return lib.ae_http_request_reply_error(self.request, code, message.encode() if message else None)
 
 
 class Transport:
@@ -63,8 +63,7 @@ class Transport:
 
         self._thunks = (HTTP_SEND_FN(on_send), HTTP_CANCEL_FN(on_cancel))
         framework = HttpTransport()
-        lib.ae_http_transport_init(ctypes.byref(framework))
-        framework.version = AE_HTTP_TRANSPORT_VERSION
+        lib.ae_http_transport_init(ctypes.byref(framework), AE_HTTP_TRANSPORT_VERSION)
         framework.send, framework.cancel = self._thunks
         self._framework = framework
         return framework

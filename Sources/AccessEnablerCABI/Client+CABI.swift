@@ -33,17 +33,13 @@ public func ae_client_create(
         guard let out else { throw .invalidArgument("out is NULL") }
         guard let config else { throw .invalidArgument("config is NULL") }
         guard let delegate else { throw .invalidArgument("delegate is NULL") }
-        guard delegate.pointee.version == UInt32(AE_DELEGATE_VERSION) else {
-            throw .unsupportedVersion(
-                "ae_delegate version \(delegate.pointee.version) is not supported "
-                    + "(this library knows \(AE_DELEGATE_VERSION))")
-        }
-        var settings = try ConfigReader.settings(try ConfigReader.copy(config))
+        let table = try Layouts.delegate.copy(delegate)
+        var settings = try ConfigReader.settings(try Layouts.config.copy(config))
         // The store key copied from the host: the store's sealer holds its own copy and the engine
         // keeps none, so this one (the only other) is wiped in place on the way out.
         defer { if settings.storeKey != nil { Sealer.wipe(&settings.storeKey!) } }
         let enabler = try AccessEnabler(settings: settings)
-        let bridge = DelegateBridge(delegate.pointee)
+        let bridge = DelegateBridge(table)
         enabler.delegate = bridge
         enabler.statusDelegate = bridge
         guard let handle = Handles.clients.insert(CClient(enabler: enabler, bridge: bridge)) else {

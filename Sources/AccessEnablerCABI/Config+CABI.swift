@@ -4,28 +4,14 @@ public import CAccessEnabler
 import AccessEnabler
 
 @c @implementation
-public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?) -> Int32 {
-    status { () throws(AccessEnablerError) in
-        guard let config else { throw .invalidArgument("config is NULL") }
-        // Numbers and strings stay 0 / NULL ("the default": ConfigReader resolves them to
-        // `Defaults`); the enumerations are set to the default value itself.
-        config.pointee = ae_config()
-        config.pointee.version = UInt32(AE_CONFIG_VERSION)
-        config.pointee.api_generation = Defaults.apiGeneration.rawValue
-        config.pointee.login_mode = Defaults.loginMode.rawValue
-        config.pointee.log_level = Defaults.logLevel.rawValue
-        config.pointee.callback_mode = Defaults.callbackMode.rawValue
-        config.pointee.store_check = Defaults.storeCheck.rawValue
-    }
+public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?, _ version: UInt32) -> Int32 {
+    // Every field 0 / NULL: "the default" (ConfigReader resolves them to `Defaults`).
+    status { () throws(AccessEnablerError) in try Layouts.config.initialize(config, version: version) }
 }
 
 @c @implementation
-public func ae_delegate_init(_ delegate: UnsafeMutablePointer<ae_delegate>?) -> Int32 {
-    status { () throws(AccessEnablerError) in
-        guard let delegate else { throw .invalidArgument("delegate is NULL") }
-        delegate.pointee = ae_delegate()
-        delegate.pointee.version = UInt32(AE_DELEGATE_VERSION)
-    }
+public func ae_delegate_init(_ delegate: UnsafeMutablePointer<ae_delegate>?, _ version: UInt32) -> Int32 {
+    status { () throws(AccessEnablerError) in try Layouts.delegate.initialize(delegate, version: version) }
 }
 
 /// A user_data pointer the host owns; the SDK only passes it back.
@@ -34,24 +20,6 @@ struct HostPointer: @unchecked Sendable {
 }
 
 enum ConfigReader {
-    /// Copies the host's `ae_config`, reading no further than its version's last field (a struct
-    /// compiled against an older header is shorter).
-    static func copy(_ pointer: UnsafePointer<ae_config>) throws(AccessEnablerError) -> ae_config {
-        let version = UnsafeRawPointer(pointer).load(as: UInt32.self)
-        let size: Int
-        switch version {
-        case 1: size = MemoryLayout<ae_config>.offset(of: \ae_config.partner)!
-        case 2: size = MemoryLayout<ae_config>.offset(of: \ae_config.callback_mode)!
-        case 3: size = MemoryLayout<ae_config>.offset(of: \ae_config.store_key)!
-        case UInt32(AE_CONFIG_VERSION): size = MemoryLayout<ae_config>.size
-        default:
-            throw .unsupportedVersion("ae_config version \(version) is not supported (this library knows 1...\(AE_CONFIG_VERSION))")
-        }
-        var config = ae_config()
-        withUnsafeMutableBytes(of: &config) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
-        return config
-    }
-
     /// `ae_config` → Settings. Field names in messages are the header's; a field left 0 or NULL
     /// keeps `Settings`' default (`Defaults`).
     static func settings(_ config: ae_config) throws(AccessEnablerError) -> Settings {
@@ -98,14 +66,14 @@ enum ConfigReader {
             throw .invalidArgument("log_level \(config.log_level) is unknown")
         }
         settings.logLevel = level
-        if let partner = config.partner { settings.partner = try CPartner(try CPartner.copy(partner)) }
+        if let partner = config.partner { settings.partner = try CPartner(try Layouts.partner.copy(partner)) }
         guard let mode = CallbackMode(rawValue: config.callback_mode) else {
             throw .invalidArgument("callback_mode \(config.callback_mode) is unknown")
         }
         settings.callbackMode = mode
         if let transport = config.transport {
             settings.transport = try CTransport(
-                transport.pointee, maxBodyBytes: Defaults.maxBodyBytes,
+                try Layouts.transport.copy(transport), maxBodyBytes: Defaults.maxBodyBytes,
                 timeoutMillis: settings.requestTimeoutMillis)
         }
         guard let check = IntegrityCheck(rawValue: config.store_check) else {

@@ -38,28 +38,7 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
     let name: String
     let timeoutMillis: Int?
 
-    /// Copies the host's table, reading no further than its version's last field (a table compiled
-    /// against an older header is shorter).
-    static func copy(_ pointer: UnsafePointer<ae_partner_framework>) throws(AccessEnablerError) -> ae_partner_framework {
-        let version = UnsafeRawPointer(pointer).load(as: UInt32.self)
-        let size: Int
-        switch version {
-        case 1: size = MemoryLayout<ae_partner_framework>.offset(of: \ae_partner_framework.cancel_request)!
-        case UInt32(AE_PARTNER_FRAMEWORK_VERSION): size = MemoryLayout<ae_partner_framework>.size
-        default:
-            throw .unsupportedVersion(
-                "ae_partner_framework version \(version) is not supported "
-                    + "(this library knows 1...\(AE_PARTNER_FRAMEWORK_VERSION))")
-        }
-        var table = ae_partner_framework()
-        withUnsafeMutableBytes(of: &table) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: size)) }
-        return table
-    }
-
     init(_ table: ae_partner_framework) throws(AccessEnablerError) {
-        guard (1...UInt32(AE_PARTNER_FRAMEWORK_VERSION)).contains(table.version) else {
-            throw .unsupportedVersion("ae_partner_framework version \(table.version) is not supported")
-        }
         guard table.check_access_status != nil, table.enqueue_metadata_request != nil else {
             throw .invalidArgument("partner: check_access_status and enqueue_metadata_request are required")
         }
@@ -98,16 +77,12 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
 }
 
 @c @implementation
-public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner_framework>?) -> Int32 {
-    status { () throws(AccessEnablerError) in
-        guard let partner else { throw .invalidArgument("partner is NULL") }
-        partner.pointee = ae_partner_framework()
-        partner.pointee.version = UInt32(AE_PARTNER_FRAMEWORK_VERSION)
-    }
+public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner_framework>?, _ version: UInt32) -> Int32 {
+    status { () throws(AccessEnablerError) in try Layouts.partner.initialize(partner, version: version) }
 }
 
 @c @implementation
-public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
+public func ae_partner_request_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)
         guard let access = PartnerAccessStatus(rawValue: access_status) else {
@@ -124,7 +99,7 @@ public func ae_partner_reply_access_status(_ request: OpaquePointer?, _ access_s
 }
 
 @c @implementation
-public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
+public func ae_partner_request_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)
         guard let object = try CInput.json(metadata_json, "metadata_json").objectValue else {
@@ -159,7 +134,7 @@ public func ae_partner_reply_metadata(_ request: OpaquePointer?, _ metadata_json
 }
 
 @c @implementation
-public func ae_partner_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
+public func ae_partner_request_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)
         guard let code = PartnerError.Code(rawValue: error), code != .timeout else {

@@ -39,9 +39,6 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
     private static let graceMillis: Int64 = 1_000
 
     init(_ table: ae_http_transport, maxBodyBytes: Int, timeoutMillis: Int) throws(AccessEnablerError) {
-        guard table.version == UInt32(AE_HTTP_TRANSPORT_VERSION) else {
-            throw .unsupportedVersion("ae_http_transport version \(table.version) is not supported")
-        }
         guard table.send != nil else { throw .invalidArgument("transport: send is required") }
         self.table = table
         self.maxBodyBytes = maxBodyBytes
@@ -100,16 +97,12 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
 }
 
 @c @implementation
-public func ae_http_transport_init(_ transport: UnsafeMutablePointer<ae_http_transport>?) -> Int32 {
-    status { () throws(AccessEnablerError) in
-        guard let transport else { throw .invalidArgument("transport is NULL") }
-        transport.pointee = ae_http_transport()
-        transport.pointee.version = UInt32(AE_HTTP_TRANSPORT_VERSION)
-    }
+public func ae_http_transport_init(_ transport: UnsafeMutablePointer<ae_http_transport>?, _ version: UInt32) -> Int32 {
+    status { () throws(AccessEnablerError) in try Layouts.transport.initialize(transport, version: version) }
 }
 
 @c @implementation
-public func ae_http_reply(
+public func ae_http_request_reply(
     _ request: OpaquePointer?, _ status: Int32, _ headers: UnsafePointer<UnsafePointer<CChar>?>?,
     _ body: UnsafePointer<UInt8>?, _ body_length: Int
 ) -> Int32 {
@@ -140,7 +133,7 @@ public func ae_http_reply(
 }
 
 @c @implementation
-public func ae_http_reply_error(_ request: OpaquePointer?, _ error: Int32, _ message: UnsafePointer<CChar>?) -> Int32 {
+public func ae_http_request_reply_error(_ request: OpaquePointer?, _ error: Int32, _ message: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         let exchange = try PendingExchange.of(request)
         let text = try CInput.optionalString(message, "message") ?? "host transport error"

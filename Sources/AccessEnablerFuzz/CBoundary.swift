@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzzCBoundary: the C interface (accessenabler.h) as a host drives it — every string argument
 // with control characters, dot segments, NUL-truncation and invalid UTF-8; a host HTTP transport
-// (ae_http_transport) that answers with ae_http_reply / ae_http_reply_error, body lengths at their
-// limits included; a partner framework answered with ae_partner_reply_* (numbers and ints at
+// (ae_http_transport) that answers with ae_http_request_reply / ae_http_request_reply_error, body lengths at their
+// limits included; a partner framework answered with ae_partner_request_reply_* (numbers and ints at
 // their extremes) — and what the SDK hands the transport checked on every request.
 import Dispatch
 import Glibc
@@ -433,20 +433,20 @@ extension CBoundaryFuzz {
 
         func create(_ strings: [[UInt8]?]) throws(FuzzFailure) -> OpaquePointer? {
             var config = ae_config()
-            ae_config_init(&config)
+            ae_config_init(&config, UInt32(AE_CONFIG_VERSION))
             var delegate = ae_delegate()
-            ae_delegate_init(&delegate)
+            ae_delegate_init(&delegate, UInt32(AE_DELEGATE_VERSION))
             delegate.user_data = user
             installDelegate(&delegate)
             var transport = ae_http_transport()
-            ae_http_transport_init(&transport)
+            ae_http_transport_init(&transport, UInt32(AE_HTTP_TRANSPORT_VERSION))
             transport.user_data = user
             transport.send = { method, url, headers, body, length, timeout, request, userData in
                 Host.from(userData).received(method, url, headers, body, length, timeout, request)
             }
             transport.cancel = { _, _ in }
             var partner = ae_partner_framework()
-            ae_partner_framework_init(&partner)
+            ae_partner_framework_init(&partner, UInt32(AE_PARTNER_FRAMEWORK_VERSION))
             partner.user_data = user
             partner.timeout_ms = 2_000
             partner.check_access_status = { _, request, userData in
@@ -758,18 +758,19 @@ extension CBoundaryFuzz {
                     var array = pointers + [nil]
                     return array.withUnsafeMutableBufferPointer { headers in
                         [UInt8]("{}".utf8).withUnsafeBufferPointer { bytes in
-                            ae_http_reply(handle, Int32(response.status), headers.baseAddress, bytes.baseAddress, Int(bitPattern: length))
+                            ae_http_request_reply(
+                                handle, Int32(response.status), headers.baseAddress, bytes.baseAddress, Int(bitPattern: length))
                         }
                     }
                 }
                 // Documented: bodies over 4 MiB end the exchange with an error (AE_OK);
                 // AE_E_INVALID_ARG leaves it pending (then it gets its answer).
-                try CBoundaryFuzz.expect("ae_http_reply(body_length \(length))", status, documented: [ok, invalidArg])
+                try CBoundaryFuzz.expect("ae_http_request_reply(body_length \(length))", status, documented: [ok, invalidArg])
                 if status == invalidArg { try replyStatus(handle, Int32(response.status), lines, response.body) }
             case 3:
                 // A real 4 MiB + 1 body: refused as too large.
-                let status = ae_http_reply(handle, 200, nil, Host.bigBuffer, Host.maxBody + 1)
-                try CBoundaryFuzz.expect("ae_http_reply(4 MiB + 1)", status, documented: [ok], predicted: ok)
+                let status = ae_http_request_reply(handle, 200, nil, Host.bigBuffer, Host.maxBody + 1)
+                try CBoundaryFuzz.expect("ae_http_request_reply(4 MiB + 1)", status, documented: [ok], predicted: ok)
                 state.withLock { $0.answered.append(handle) }
             case 4:
                 // Exactly 4 MiB: the answer padded with spaces (still the same JSON).
@@ -782,10 +783,10 @@ extension CBoundaryFuzz {
                     let status = withCStrings(lines.map { b($0) }) { pointers in
                         var array = pointers + [nil]
                         return array.withUnsafeMutableBufferPointer {
-                            ae_http_reply(handle, Int32(response.status), $0.baseAddress, copy, size)
+                            ae_http_request_reply(handle, Int32(response.status), $0.baseAddress, copy, size)
                         }
                     }
-                    try CBoundaryFuzz.expect("ae_http_reply(4 MiB)", status, documented: [ok], predicted: ok)
+                    try CBoundaryFuzz.expect("ae_http_request_reply(4 MiB)", status, documented: [ok], predicted: ok)
                     state.withLock { $0.answered.append(handle) }
                 } else {
                     try replyStatus(handle, Int32(response.status), lines, response.body)
@@ -816,11 +817,12 @@ extension CBoundaryFuzz {
                 var array = pointers + [nil]
                 return array.withUnsafeMutableBufferPointer { headers in
                     body.withUnsafeBufferPointer { bytes in
-                        ae_http_reply(handle, status, headers.baseAddress, body.isEmpty ? nil : bytes.baseAddress, body.count)
+                        ae_http_request_reply(handle, status, headers.baseAddress, body.isEmpty ? nil : bytes.baseAddress, body.count)
                     }
                 }
             }
-            try CBoundaryFuzz.expect("ae_http_reply(\(status))", result, documented: [ok, invalidArg, invalidHandle], predicted: predicted)
+            try CBoundaryFuzz.expect(
+                "ae_http_request_reply(\(status))", result, documented: [ok, invalidArg, invalidHandle], predicted: predicted)
             state.withLock { $0.answered.append(handle) }
         }
 
@@ -831,12 +833,12 @@ extension CBoundaryFuzz {
                 case .tls: Int32(AE_HTTP_E_TLS)
                 default: Int32(AE_HTTP_E_FAILED)
                 }
-            let status = ae_http_reply_error(handle, code, "fuzz")
-            try CBoundaryFuzz.expect("ae_http_reply_error", status, documented: [ok], predicted: ok)
+            let status = ae_http_request_reply_error(handle, code, "fuzz")
+            try CBoundaryFuzz.expect("ae_http_request_reply_error", status, documented: [ok], predicted: ok)
             state.withLock { $0.answered.append(handle) }
         }
 
-        /// An ae_http_reply the SDK must refuse with AE_E_INVALID_ARG, leaving the request pending.
+        /// An ae_http_request_reply the SDK must refuse with AE_E_INVALID_ARG, leaving the request pending.
         func invalidReply(_ handle: OpaquePointer, _ parameter: Int) throws(FuzzFailure) {
             let statuses: [Int32] = [0, 99, 600, -1, Int32.min, Int32.max, 1000]
             var status: Int32 = 200
@@ -857,24 +859,24 @@ extension CBoundaryFuzz {
             }
             let result = withCStrings(lines) { pointers in
                 var array = pointers + [nil]
-                return array.withUnsafeMutableBufferPointer { ae_http_reply(handle, status, $0.baseAddress, body, length) }
+                return array.withUnsafeMutableBufferPointer { ae_http_request_reply(handle, status, $0.baseAddress, body, length) }
             }
             try CBoundaryFuzz.expect(
-                "ae_http_reply(invalid \(parameter % 8): status \(status), \(lines.count) lines, length \(length))",
+                "ae_http_request_reply(invalid \(parameter % 8): status \(status), \(lines.count) lines, length \(length))",
                 result, documented: [ok, invalidArg, invalidHandle], predicted: invalidArg)
         }
 
-        /// ae_http_reply_error with codes and messages at their limits.
+        /// ae_http_request_reply_error with codes and messages at their limits.
         func errorReply(_ handle: OpaquePointer, _ parameter: Int) throws(FuzzFailure) {
             // AE_HTTP_E_CANNOT_CONNECT is left out: the SDK retries it after a real 250 ms sleep.
             let codes: [Int32] = [Int32(AE_HTTP_E_TIMEOUT), Int32(AE_HTTP_E_TLS), Int32(AE_HTTP_E_FAILED), 0, 5, -1, Int32.max, Int32.min]
             let code = codes[parameter % codes.count]
             let message = strings[(parameter / codes.count) % 8 + 11]  // "", " ", TAB, CR/LF, ... (some invalid)
             let valid = (2...4).contains(code)
-            let status = withCStrings([message]) { ae_http_reply_error(handle, code, $0[0]) }
+            let status = withCStrings([message]) { ae_http_request_reply_error(handle, code, $0[0]) }
             let messageValid = message == nil || text(message) != nil
             try CBoundaryFuzz.expect(
-                "ae_http_reply_error(\(code))", status, documented: [ok, invalidArg],
+                "ae_http_request_reply_error(\(code))", status, documented: [ok, invalidArg],
                 predicted: valid && messageValid ? ok : invalidArg)
             if status == ok {
                 state.withLock { $0.answered.append(handle) }
@@ -897,19 +899,19 @@ extension CBoundaryFuzz {
                 if partnerQuirks[1] & 1 != 0 {
                     let codes: [Int32] = [1, 2, 3, 4, 5, 6, 7, 8, 0, -1, Int32.max]
                     let code = codes[Int(partnerQuirks[1] >> 1) % codes.count]
-                    let status = ae_partner_reply_error(request, code, "detail\r\nX: y")
+                    let status = ae_partner_request_reply_error(request, code, "detail\r\nX: y")
                     try CBoundaryFuzz.expect(
-                        "ae_partner_reply_error(\(code))", status, documented: documented,
+                        "ae_partner_request_reply_error(\(code))", status, documented: documented,
                         predicted: (1...7).contains(code) ? ok : invalidArg)
                     if status == ok { return }
                 }
-                let status = ae_partner_reply_access_status(request, access, signedIn)
+                let status = ae_partner_request_reply_access_status(request, access, signedIn)
                 try CBoundaryFuzz.expect(
-                    "ae_partner_reply_access_status(\(access), \(signedIn))", status, documented: documented,
+                    "ae_partner_request_reply_access_status(\(access), \(signedIn))", status, documented: documented,
                     predicted: valid ? ok : invalidArg)
                 if status != ok {
                     try CBoundaryFuzz.expect(
-                        "ae_partner_reply_access_status(3, 1)", ae_partner_reply_access_status(request, 3, 1),
+                        "ae_partner_request_reply_access_status(3, 1)", ae_partner_request_reply_access_status(request, 3, 1),
                         documented: documented, predicted: ok)
                 }
                 return
@@ -921,13 +923,13 @@ extension CBoundaryFuzz {
                 "{\"accountProviderIdentifier\":\(providers[Int(partnerQuirks[2]) % providers.count]),"
                 + "\"authenticationExpirationDate\":\(expiration),"
                 + "\"samlAttributeQueryResponse\":\(saml[Int(partnerQuirks[2] >> 3) % saml.count])}"
-            let status = ae_partner_reply_metadata(request, json)
+            let status = ae_partner_request_reply_metadata(request, json)
             try CBoundaryFuzz.expect(
-                "ae_partner_reply_metadata(\(json.prefix(160)))", status, documented: documented,
+                "ae_partner_request_reply_metadata(\(json.prefix(160)))", status, documented: documented,
                 predicted: HostJSONFuzz.partnerMetadataAccepted(JSONValue.parse(json)) ? ok : invalidArg)
             if status != ok {
                 try CBoundaryFuzz.expect(
-                    "ae_partner_reply_error(7)", ae_partner_reply_error(request, 7, nil), documented: documented,
+                    "ae_partner_request_reply_error(7)", ae_partner_request_reply_error(request, 7, nil), documented: documented,
                     predicted: ok)
             }
         }
@@ -955,29 +957,29 @@ extension CBoundaryFuzz {
             let badInt: Int32 = selector & 8 != 0 ? 99 : 3
             try withCStrings([message, b("{}")]) { (pointers: [UnsafePointer<CChar>?]) throws(FuzzFailure) in
                 try CBoundaryFuzz.expect(
-                    "ae_http_reply(fake handle)", ae_http_reply(fake, badStatus, nil, nil, 0),
+                    "ae_http_request_reply(fake handle)", ae_http_request_reply(fake, badStatus, nil, nil, 0),
                     documented: [invalidHandle, invalidArg], predicted: invalidHandle)
                 try CBoundaryFuzz.expect(
-                    "ae_http_reply_error(fake handle)", ae_http_reply_error(fake, selector & 8 != 0 ? 0 : 2, pointers[0]),
+                    "ae_http_request_reply_error(fake handle)", ae_http_request_reply_error(fake, selector & 8 != 0 ? 0 : 2, pointers[0]),
                     documented: [invalidHandle, invalidArg], predicted: invalidHandle)
                 // F8: the partner replies check their arguments before the request handle.
                 try CBoundaryFuzz.expect(
-                    "ae_partner_reply_access_status(fake handle, \(badInt), 1)",
-                    ae_partner_reply_access_status(fake, badInt, 1),
+                    "ae_partner_request_reply_access_status(fake handle, \(badInt), 1)",
+                    ae_partner_request_reply_access_status(fake, badInt, 1),
                     documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
                 try CBoundaryFuzz.expect(
-                    "ae_partner_reply_metadata(fake handle, \(selector & 8 != 0 ? "bad JSON" : "{}"))",
-                    ae_partner_reply_metadata(fake, selector & 8 != 0 ? pointers[0] : pointers[1]),
+                    "ae_partner_request_reply_metadata(fake handle, \(selector & 8 != 0 ? "bad JSON" : "{}"))",
+                    ae_partner_request_reply_metadata(fake, selector & 8 != 0 ? pointers[0] : pointers[1]),
                     documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
                 try CBoundaryFuzz.expect(
-                    "ae_partner_reply_error(fake handle, \(selector & 8 != 0 ? 8 : 2))",
-                    ae_partner_reply_error(fake, selector & 8 != 0 ? 8 : 2, pointers[0]),
+                    "ae_partner_request_reply_error(fake handle, \(selector & 8 != 0 ? 8 : 2))",
+                    ae_partner_request_reply_error(fake, selector & 8 != 0 ? 8 : 2, pointers[0]),
                     documented: [invalidHandle, invalidArg], predicted: invalidHandle, finding: "F8")
             }
             // An answered request.
             if let answered = state.withLock({ $0.answered.last }) {
                 try CBoundaryFuzz.expect(
-                    "ae_http_reply(answered request)", ae_http_reply(answered, 200, nil, nil, 0),
+                    "ae_http_request_reply(answered request)", ae_http_request_reply(answered, 200, nil, nil, 0),
                     documented: [invalidHandle], predicted: invalidHandle)
             }
         }
@@ -995,12 +997,12 @@ extension CBoundaryFuzz {
             }
             for request in pending {
                 try CBoundaryFuzz.expect(
-                    "ae_http_reply(request of a destroyed client)", ae_http_reply(request.handle, 200, nil, nil, 0),
+                    "ae_http_request_reply(request of a destroyed client)", ae_http_request_reply(request.handle, 200, nil, nil, 0),
                     documented: [invalidHandle], predicted: invalidHandle)
             }
             if let answered = state.withLock({ $0.answered.first }) {
                 try CBoundaryFuzz.expect(
-                    "ae_http_reply(answered, after destroy)", ae_http_reply(answered, 200, nil, nil, 0),
+                    "ae_http_request_reply(answered, after destroy)", ae_http_request_reply(answered, 200, nil, nil, 0),
                     documented: [invalidHandle], predicted: invalidHandle)
             }
         }
@@ -1009,14 +1011,14 @@ extension CBoundaryFuzz {
     /// A reply that makes the SDK trap for an open finding: nil when the reply may go out; else
     /// the failure to report (nil inside when the finding is skipped) and the harness answers normally.
     static func knownTrap(length: UInt) -> FuzzFailure?? {
-        // F5: ae_http_reply reads body_length as a Swift Int: >= 2^63 is negative, passes the
+        // F5: ae_http_request_reply reads body_length as a Swift Int: >= 2^63 is negative, passes the
         // 4 MiB check and becomes a buffer of negative count.
         guard OpenFindings.ids.contains("F5"), Int(bitPattern: length) < 0 else { return nil }
         return .some(
             OpenFindings.skip
                 ? nil
                 : FuzzFailure(
-                    "[F5] ae_http_reply with body_length \(length) (>= 2^63) "
+                    "[F5] ae_http_request_reply with body_length \(length) (>= 2^63) "
                         + "crashes instead of refusing the body as too large"))
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzzHeaders: response header values as the SDK reads them (Content-Type's media type, the
 // Retry-After of a 429 or of an enhanced error whose action is retry), and the "Name: value"
-// lines a host's HTTP stack hands to ae_http_reply.
+// lines a host's HTTP stack hands to ae_http_request_reply.
 import CAccessEnabler
 import AccessEnabler
 
@@ -12,7 +12,7 @@ import AccessEnabler
 /// Checks: nothing crashes; `header(_:)` is the last line of that name (case-insensitive);
 /// the media type is lower-case without parameters or surrounding blanks; the executor's 429 and
 /// retry handling (Retry-After parsing) returns an answer only when it must not wait;
-/// ae_http_reply accepts exactly the well-formed header lists.
+/// ae_http_request_reply accepts exactly the well-formed header lists.
 public func fuzzHeaders(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     var input = FuzzInput(data)
     let status = input.pick(HeadersFuzz.statuses)
@@ -103,7 +103,7 @@ enum HeadersFuzz {
         }
     }
 
-    /// ae_http_reply reads the host's header lines before it looks the request up: a NULL request
+    /// ae_http_request_reply reads the host's header lines before it looks the request up: a NULL request
     /// is AE_E_INVALID_HANDLE exactly when status and lines are acceptable.
     static func hostReply(status: Int, lines: [ArraySlice<UInt8>]) throws(FuzzFailure) {
         let cLines = lines.map { line -> [CChar] in
@@ -119,12 +119,13 @@ enum HeadersFuzz {
         let body: [UInt8] = Array("{}".utf8)
         let result = array.withUnsafeMutableBufferPointer { headers in
             body.withUnsafeBufferPointer { bytes in
-                ae_http_reply(nil, Int32(status), headers.baseAddress, bytes.baseAddress, bytes.count)
+                ae_http_request_reply(nil, Int32(status), headers.baseAddress, bytes.baseAddress, bytes.count)
             }
         }
         // The header: "A bad handle is reported before a bad argument" (the lines themselves are
         // checked through parseHeaderLine above).
         let expected = Int32(AE_E_INVALID_HANDLE)
-        try check(result == expected, "ae_http_reply(NULL, \(status), \(lines.count) lines) returned \(result), expected \(expected)")
+        try check(
+            result == expected, "ae_http_request_reply(NULL, \(status), \(lines.count) lines) returned \(result), expected \(expected)")
     }
 }

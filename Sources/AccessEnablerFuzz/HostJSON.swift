@@ -34,9 +34,9 @@ enum HostJSONFuzz {
     /// One client for the whole run: in memory, pointing at a port where nothing listens.
     nonisolated(unsafe) static let client: OpaquePointer = {
         var config = ae_config()
-        ae_config_init(&config)
+        ae_config_init(&config, UInt32(AE_CONFIG_VERSION))
         var delegate = ae_delegate()
-        ae_delegate_init(&delegate)
+        ae_delegate_init(&delegate, UInt32(AE_DELEGATE_VERSION))
         var client: OpaquePointer?
         let status = "fuzz.software.statement".withCString { statement in
             "http://127.0.0.1:9".withCString { base in
@@ -110,7 +110,7 @@ enum HostJSONFuzz {
                 "ae_set_selected_provider", ae_set_selected_provider(client, s),
                 accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
             // The request handle is judged before the argument (F8).
-            try expect("ae_partner_reply_metadata(NULL)", ae_partner_reply_metadata(nil, s), invalidHandle)
+            try expect("ae_partner_request_reply_metadata(NULL)", ae_partner_request_reply_metadata(nil, s), invalidHandle)
         }
     }
 
@@ -135,7 +135,7 @@ enum HostJSONFuzz {
         }
     }
 
-    /// ae_partner_reply_metadata's rules: an object; the two names strings or null; the expiry
+    /// ae_partner_request_reply_metadata's rules: an object; the two names strings or null; the expiry
     /// milliseconds (a number or a string of digits) or null.
     static func partnerMetadataAccepted(_ json: JSONValue?) -> Bool {
         guard let object = json?.objectValue else { return false }
@@ -165,9 +165,9 @@ enum HostJSONFuzz {
         let baseURL = fields.isEmpty ? "" : String(decoding: fields[0].dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         while fields.count < 7 { fields.append([]) }
         var config = ae_config()
-        ae_config_init(&config)
+        ae_config_init(&config, UInt32(AE_CONFIG_VERSION))
         var delegate = ae_delegate()
-        ae_delegate_init(&delegate)
+        ae_delegate_init(&delegate, UInt32(AE_DELEGATE_VERSION))
         var client: OpaquePointer?
         let result = withPointers(fields) { pointers in
             config.base_url = pointers[0]

@@ -10,7 +10,7 @@ import Testing
 @Suite struct DefaultsTests {
     @Test func theCConfigsDefaultsAreSwifts() throws {
         var config = ae_config()
-        #expect(ae_config_init(&config) == AE_OK)
+        #expect(ae_config_init(&config, UInt32(AE_CONFIG_VERSION)) == AE_OK)
         let statement = strdup("a.b.c")
         defer { free(statement) }
         config.software_statement = UnsafePointer(statement)
@@ -59,9 +59,9 @@ import Testing
             "NULL: \"\(Defaults.partnerName)\"",
             "> \(Defaults.maxBodyBytes), SIZE_MAX included",
             "0 means the default, AE_API_V\(Defaults.apiGeneration.rawValue).",
-            "#define AE_LOGIN_SECOND_SCREEN \(Defaults.loginMode.rawValue) /* default",
-            "#define AE_CALLBACKS_THREAD \(Defaults.callbackMode.rawValue)     /* default",
-            "#define AE_STORE_CHECK_QUICK \(Defaults.storeCheck.rawValue) /* default",
+            "AE_LOGIN_SECOND_SCREEN = \(Defaults.loginMode.rawValue), /**< default",
+            "AE_CALLBACKS_THREAD = \(Defaults.callbackMode.rawValue), /**< default",
+            "AE_STORE_CHECK_QUICK = \(Defaults.storeCheck.rawValue), /**< default",
         ]
         for text in documented { #expect(header.contains(text), "\(text)") }
     }

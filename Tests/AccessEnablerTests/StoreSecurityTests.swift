@@ -302,12 +302,12 @@ import Testing
     }
 
     @Test func theOpenStatusesAreTheHeadersValues() {
-        let pairs: [(StoreOpenStatus, Int32)] = [
+        let pairs: [(StoreOpenStatus, Int)] = [
             (.opened, AE_STORE_OPENED), (.created, AE_STORE_CREATED), (.inMemory, AE_STORE_IN_MEMORY),
             (.recovered, AE_STORE_RECOVERED), (.cleared, AE_STORE_CLEARED), (.upgraded, AE_STORE_UPGRADED),
             (.modeRepaired, AE_STORE_MODE_REPAIRED),
         ]
-        for (status, value) in pairs { #expect(status.rawValue == value, "\(status)") }
+        for (status, value) in pairs { #expect(Int(status.rawValue) == value, "\(status)") }
     }
 
     // MARK: Key material

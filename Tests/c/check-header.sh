@@ -5,8 +5,9 @@
 # against the built library:
 #   1. the header compiles alone (and twice: include guard) under strict C99 and C++17 with gcc/g++,
 #      and with clang/clang++ when present; every AE_API function has a Doxygen block (threads, @return);
-#   2. the .so exports every AE_API function of the header as a text symbol, no ae_* function the
-#      header lacks, and no other global symbol;
+#   2. the .so's .dynsym defines exactly the header's AE_API functions (nothing else, not even LOCAL),
+#      each GLOBAL under the version node AE_1; the version script lists the same; every name follows
+#      the naming scheme;
 #   3. ldd of the .so shows no Swift runtime (libswift*, libFoundation, libdispatch): static stdlib;
 #   4. Tests/c/smoke.c (no network) builds with -Wall -Wextra -Werror -pedantic and passes, and again
 #      under valgrind when valgrind is installed.
@@ -116,29 +117,58 @@ else
     sed 's/^/        /' "$tmp/declared"
 fi
 
-nm -D --defined-only "$lib" >"$tmp/nm"
-awk '$2 == "T" { print $3 }' "$tmp/nm" | sort >"$tmp/exported"
+# .dynsym, as the dynamic loader sees it: every symbol the .so defines (not UND), of any binding.
+readelf --dyn-syms -W "$lib" | awk 'NR > 3 && $7 != "UND" && $8 != "" { print $5, $8 }' >"$tmp/dynsym"
+sed 's/@.*//' "$tmp/dynsym" | awk '{ print $2 }' | sort >"$tmp/exported"
 missing=$(comm -23 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
 if [ -z "$missing" ]; then
-    ok "every declared function is exported (T)"
+    ok "every declared function is in .dynsym"
 else
-    bad "declared but not exported as T: $missing"
+    bad "declared but not exported: $missing"
 fi
-# The header is the contract: an exported ae_* function it does not declare is not API.
-undeclared=$(grep '^ae_' "$tmp/exported" | comm -13 "$tmp/declared" - | tr '\n' ' ' || true)
-if [ -z "$undeclared" ]; then
-    ok "no exported ae_* function missing from the header"
-else
-    bad "exported but not declared in the header: $undeclared"
-fi
-# Global (upper-case type) symbols other than ae_* and the linker's own leak implementation names.
-others=$(awk '$2 ~ /^[A-Z]$/ && $3 !~ /^ae_/ && $3 !~ /^(_init|_fini|_edata|_end|__bss_start)$/ { print $2 " " $3 }' \
-    "$tmp/nm")
+# The header is the contract: nothing else is in .dynsym, not even as a LOCAL symbol (the linker's
+# version-script leftovers: the system linker kept 110 Swift symbols there, lld keeps none).
+others=$(comm -13 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
 if [ -z "$others" ]; then
-    ok "no global symbol other than ae_* ($(wc -l <"$tmp/exported") text symbols)"
+    ok ".dynsym defines the header's $(wc -l <"$tmp/exported") functions and nothing else"
 else
-    bad "global symbols outside ae_*:"
-    echo "$others" | head -20 | sed 's/^/        /'
+    bad "in .dynsym but not declared in the header: $others"
+fi
+unversioned=$(awk '$1 != "GLOBAL" || $2 !~ /@@AE_1$/ { print $2 }' "$tmp/dynsym" | tr '\n' ' ')
+if [ -z "$unversioned" ]; then
+    ok "each is GLOBAL with the version node AE_1 (ae_...@@AE_1)"
+else
+    bad "not GLOBAL @@AE_1: $unversioned"
+fi
+# The version script lists the same functions (a function added to the header must be added there,
+# in a new node: docs/ABI.md).
+map=Sources/AccessEnablerLink/exports.map
+grep -E '^[[:space:]]+ae_[a-z0-9_]+;$' "$map" | tr -d ' ;' | sort >"$tmp/mapped"
+if cmp -s "$tmp/declared" "$tmp/mapped"; then
+    ok "$map lists exactly the header's functions"
+else
+    bad "$map and the header differ (< header, > map):"
+    diff "$tmp/declared" "$tmp/mapped" | sed 's/^/        /' || true
+fi
+
+# One naming scheme (docs/DECISIONS.md): AccessEnabler's calls keep AccessEnabler's names; every
+# other function is ae_<object>_<verb>, its object one of the header's types or global objects.
+accessenabler_calls='set_options set_requestor check_authentication get_authentication set_selected_provider
+    get_selected_provider check_authorization get_authorization check_preauthorized_resources get_metadata
+    logout handle_external_url preauthorize'
+objects='client config delegate partner_framework partner_request http_transport http_request string status
+    version last_error'
+misnamed=""
+while read -r name; do
+    call=${name#ae_} fits=""
+    for known in $accessenabler_calls; do [ "$call" = "$known" ] && fits=1; done
+    for object in $objects; do case $call in "${object}"_*) fits=1 ;; esac; done
+    [ -n "$fits" ] || misnamed="$misnamed $name"
+done <"$tmp/declared"
+if [ -z "$misnamed" ]; then
+    ok "every function is an AccessEnabler call or ae_<object>_<verb>"
+else
+    bad "names outside the scheme (docs/DECISIONS.md):$misnamed"
 fi
 
 # ------------------------------------------------------------------------------------------------

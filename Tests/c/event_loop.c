@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
     if (argc != 2) { fprintf(stderr, "usage: event_loop <base url>\n"); return 2; }
     loop_thread = pthread_self();
     ae_config config;
-    ae_config_init(&config);
+    ae_config_init(&config, AE_CONFIG_VERSION);
     config.software_statement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImMtZXZlbnQtbG9vcCJ9.c2ln";
     config.base_url = argv[1];
     config.device_id = "c-event-loop-device";
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     config.poll_interval_ms = 1000;
     config.max_requests_per_second = -1;
     ae_delegate delegate;
-    ae_delegate_init(&delegate);
+    ae_delegate_init(&delegate, AE_DELEGATE_VERSION);
     delegate.set_requestor_complete = on_complete;
     delegate.set_authentication_status = on_authentication;
     delegate.display_provider_dialog = on_dialog;

@@ -69,7 +69,7 @@ static void on_metadata(const char *a, int32_t b, int32_t c, const char *d, void
 }
 
 static void counting_delegate(ae_delegate *d) {
-    ae_delegate_init(d);
+    ae_delegate_init(d, AE_DELEGATE_VERSION);
     d->set_requestor_complete = on_status_i;
     d->set_authentication_status = on_status_is;
     d->set_token = on_ss;
@@ -86,7 +86,7 @@ static void counting_delegate(ae_delegate *d) {
 }
 
 static void valid_config(ae_config *c) {
-    ae_config_init(c);
+    ae_config_init(c, AE_CONFIG_VERSION);
     c->software_statement = "smoke.software.statement";
     c->base_url = "http://127.0.0.1:9"; /* loopback: allowed over plain http; nothing listens there */
     c->storage_path = NULL;               /* in memory */
@@ -164,7 +164,7 @@ int main(void) {
         ae_delegate d;
         memset(&c, 0xAB, sizeof c); /* garbage in: init must overwrite every field */
         memset(&d, 0xAB, sizeof d);
-        EXPECT(ae_config_init(&c), AE_OK);
+        EXPECT(ae_config_init(&c, AE_CONFIG_VERSION), AE_OK);
         CHECK(c.version == AE_CONFIG_VERSION);
         CHECK(c.software_statement == NULL && c.base_url == NULL && c.storage_path == NULL);
         CHECK(c.device_info_json == NULL && c.device_id == NULL && c.redirect_url == NULL);
@@ -178,15 +178,15 @@ int main(void) {
             CHECK(m == NULL);
             ae_string_free(m);
         }
-        EXPECT(ae_delegate_init(&d), AE_OK);
+        EXPECT(ae_delegate_init(&d, AE_DELEGATE_VERSION), AE_OK);
         CHECK(d.version == AE_DELEGATE_VERSION);
         CHECK(d.user_data == NULL && d.set_requestor_complete == NULL && d.set_authentication_status == NULL);
         CHECK(d.set_token == NULL && d.token_request_failed == NULL && d.selected_provider == NULL);
         CHECK(d.display_provider_dialog == NULL && d.navigate_to_url == NULL && d.send_tracking_data == NULL);
         CHECK(d.set_metadata_status == NULL && d.preauthorized_resources == NULL);
         CHECK(d.present_tv_provider_dialog == NULL && d.dismiss_tv_provider_dialog == NULL && d.status == NULL);
-        EXPECT(ae_config_init(NULL), AE_E_INVALID_ARG);
-        EXPECT(ae_delegate_init(NULL), AE_E_INVALID_ARG);
+        EXPECT(ae_config_init(NULL, AE_CONFIG_VERSION), AE_E_INVALID_ARG);
+        EXPECT(ae_delegate_init(NULL, AE_DELEGATE_VERSION), AE_E_INVALID_ARG);
     }
 
     /* ---------------------------------------------------------------- ae_client_create failures */

@@ -35,7 +35,7 @@ static void on_selected(const char *m, void *u) { (void)m; (void)u; atomic_fetch
 
 static ae_delegate make_delegate(void) {
     ae_delegate d;
-    ae_delegate_init(&d);
+    ae_delegate_init(&d, AE_DELEGATE_VERSION);
     d.set_requestor_complete = on_complete;
     d.set_authentication_status = on_auth;
     d.set_token = on_token;
@@ -48,7 +48,7 @@ static ae_delegate make_delegate(void) {
 
 static ae_config make_config(const char *device) {
     ae_config c;
-    ae_config_init(&c);
+    ae_config_init(&c, AE_CONFIG_VERSION);
     c.software_statement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN0cmVzcyJ9.c2ln";
     c.base_url = base_url;
     c.device_id = device;
@@ -91,7 +91,7 @@ static void *worker(void *raw) {
                 snprintf(device, sizeof device, "stress-%d-%d", j->id, i);
                 ae_config c = make_config(device);
                 ae_delegate d;
-                ae_delegate_init(&d);
+                ae_delegate_init(&d, AE_DELEGATE_VERSION);
                 ae_client *other = NULL;
                 if (ae_client_create(&c, &d, &other) != AE_OK) atomic_fetch_add(&refused_unexpected, 1);
                 ae_set_requestor(other, "REF30", NULL);

@@ -46,7 +46,7 @@ saml = partner.simulated_saml
 
 
 class FakeLib:
-    """The three ae_partner_reply_* functions: records calls; a second reply → AE_E_INVALID_HANDLE."""
+    """The three ae_partner_request_reply_* functions: records calls; a second reply → AE_E_INVALID_HANDLE."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
@@ -58,13 +58,13 @@ class FakeLib:
             self.calls.append(call)
         return 2 if again else 0
 
-    def ae_partner_reply_access_status(self, request: int, status: int, signed_in: int) -> int:
+    def ae_partner_request_reply_access_status(self, request: int, status: int, signed_in: int) -> int:
         return self._record("access_status", request, status, signed_in)
 
-    def ae_partner_reply_metadata(self, request: int, text: bytes) -> int:
+    def ae_partner_request_reply_metadata(self, request: int, text: bytes) -> int:
         return self._record("metadata", request, json.loads(text))
 
-    def ae_partner_reply_error(self, request: int, error: int, detail: bytes | None) -> int:
+    def ae_partner_request_reply_error(self, request: int, error: int, detail: bytes | None) -> int:
         return self._record("error", request, error, None if detail is None else detail.decode())
 
 

@@ -20,6 +20,7 @@ HEADER = (ROOT / "Include/accessenabler.h").read_text()
 # (with c_char_p ctypes would copy the text and lose the pointer: a leak).
 ARGUMENT_TYPES = {
     "int32_t": ctypes.c_int32,
+    "uint32_t": ctypes.c_uint32,
     "int": ctypes.c_int,
     "size_t": ctypes.c_size_t,
     "const char *": ctypes.c_char_p,
@@ -71,7 +72,7 @@ def declarations():
 def test_the_header_parse_finds_every_function():
     names = [name for name, _, _ in declarations()]
     assert len(names) == len(set(names)) == HEADER.count("\nAE_API ")
-    assert len(names) >= 29 and "ae_client_dispatch" in names and "ae_partner_reply_error" in names
+    assert len(names) >= 29 and "ae_client_dispatch" in names and "ae_partner_request_reply_error" in names
 
 
 @pytest.mark.parametrize("name, returned, parameters", declarations(), ids=lambda value: str(value))

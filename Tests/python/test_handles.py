@@ -65,22 +65,22 @@ class HoldingTransport(Transport):
 def partner_calls(handle):
     """Every partner reply function on `handle`, with good and with bad arguments."""
     lib = ae.lib
-    return [lambda: lib.ae_partner_reply_access_status(handle, 3, 1),
-            lambda: lib.ae_partner_reply_access_status(handle, 99, 7),  # bad arguments
-            lambda: lib.ae_partner_reply_metadata(handle, b"{}"),
-            lambda: lib.ae_partner_reply_metadata(handle, b"not json"),
-            lambda: lib.ae_partner_reply_metadata(handle, None),
-            lambda: lib.ae_partner_reply_error(handle, 2, b"detail"),
-            lambda: lib.ae_partner_reply_error(handle, 8, None)]  # TIMEOUT is no reply
+    return [lambda: lib.ae_partner_request_reply_access_status(handle, 3, 1),
+            lambda: lib.ae_partner_request_reply_access_status(handle, 99, 7),  # bad arguments
+            lambda: lib.ae_partner_request_reply_metadata(handle, b"{}"),
+            lambda: lib.ae_partner_request_reply_metadata(handle, b"not json"),
+            lambda: lib.ae_partner_request_reply_metadata(handle, None),
+            lambda: lib.ae_partner_request_reply_error(handle, 2, b"detail"),
+            lambda: lib.ae_partner_request_reply_error(handle, 8, None)]  # TIMEOUT is no reply
 
 
 def http_calls(handle):
     """Every HTTP reply function on `handle`, with good and with bad arguments."""
     lib = ae.lib
-    return [lambda: lib.ae_http_reply(handle, 200, None, None, 0),
-            lambda: lib.ae_http_reply(handle, 42, None, None, 5),  # bad status, NULL body of length 5
-            lambda: lib.ae_http_reply_error(handle, ae.AE_HTTP_E_FAILED, b"gave up"),
-            lambda: lib.ae_http_reply_error(handle, 99, None)]
+    return [lambda: lib.ae_http_request_reply(handle, 200, None, None, 0),
+            lambda: lib.ae_http_request_reply(handle, 42, None, None, 5),  # bad status, NULL body of length 5
+            lambda: lib.ae_http_request_reply_error(handle, ae.AE_HTTP_E_FAILED, b"gave up"),
+            lambda: lib.ae_http_request_reply_error(handle, 99, None)]
 
 
 def client_calls(handle):
@@ -118,7 +118,7 @@ def test_an_answered_partner_request_is_stale_for_every_reply_from_every_thread(
     wait_for(lambda: partner.held)
     request = partner.held[0].request
     # Answered from several threads at once: one answer is taken, every other is refused.
-    statuses = from_threads(lambda: ae.lib.ae_partner_reply_access_status(request, 3, 1), rounds=5)
+    statuses = from_threads(lambda: ae.lib.ae_partner_request_reply_access_status(request, 3, 1), rounds=5)
     assert statuses.count(ae.AE_OK) == 1
     assert set(statuses) == {ae.AE_OK, ae.AE_E_INVALID_HANDLE}
     assert_all_invalid_handle(partner_calls(request))
@@ -149,7 +149,7 @@ def test_an_answered_http_request_is_stale_and_never_answers_the_next_one(make_c
     wait_for(lambda: transport.held)
     first = transport.held[0][1].request
     # The request could not connect: the SDK sends it once more, as a new request.
-    statuses = from_threads(lambda: ae.lib.ae_http_reply_error(first, ae.AE_HTTP_E_CANNOT_CONNECT, b"no route"),
+    statuses = from_threads(lambda: ae.lib.ae_http_request_reply_error(first, ae.AE_HTTP_E_CANNOT_CONNECT, b"no route"),
                             rounds=5)
     assert statuses.count(ae.AE_OK) == 1 and set(statuses) == {ae.AE_OK, ae.AE_E_INVALID_HANDLE}
     wait_for(lambda: len(transport.held) == 2)
@@ -157,7 +157,7 @@ def test_an_answered_http_request_is_stale_and_never_answers_the_next_one(make_c
     assert second != first  # handles are never reused
     assert_all_invalid_handle(http_calls(first))
     # The stale handle answered nothing: the new request is still pending and takes its answer.
-    assert ae.lib.ae_http_reply_error(second, ae.AE_HTTP_E_CANNOT_CONNECT, b"no route") == ae.AE_OK
+    assert ae.lib.ae_http_request_reply_error(second, ae.AE_HTTP_E_CANNOT_CONNECT, b"no route") == ae.AE_OK
     assert recorder.wait("set_requestor_complete") == (0,)
 
 
@@ -208,6 +208,6 @@ def test_a_handle_of_one_kind_is_unknown_to_the_functions_of_another(make_client
     assert_all_invalid_handle(http_calls(request) + http_calls(client))
     assert_all_invalid_handle(client_calls(request)[:3] + client_calls(http)[:3])
     # Each handle still works with its own functions.
-    assert ae.lib.ae_partner_reply_access_status(request, 3, 1) == ae.AE_OK
-    assert ae.lib.ae_http_reply_error(http, ae.AE_HTTP_E_FAILED, b"gave up") == ae.AE_OK
+    assert ae.lib.ae_partner_request_reply_access_status(request, 3, 1) == ae.AE_OK
+    assert ae.lib.ae_http_request_reply_error(http, ae.AE_HTTP_E_FAILED, b"gave up") == ae.AE_OK
     assert ae.lib.ae_set_options(client, b"{}") == ae.AE_OK

@@ -123,7 +123,7 @@ def test_any_retry_after_is_read_without_trapping(emulator, retry_after):
     assert "DONE" in out
 
 
-# --- 9. ae_http_reply lengths ≥ 2^63 ----------------------------------------------------------
+# --- 9. ae_http_request_reply lengths ≥ 2^63 ----------------------------------------------------------
 
 @pytest.mark.parametrize("length", [2**64 - 1, 2**63, 2**63 + 5, (4 << 20) + 1])
 def test_ae_http_reply_refuses_a_length_it_cannot_hold(length):
@@ -133,7 +133,7 @@ def test_ae_http_reply_refuses_a_length_it_cannot_hold(length):
             def send(self, request, reply):
                 body = (ctypes.c_uint8 * 4)(*b"{}{}")
                 lines = (ctypes.c_char_p * 2)(b"Content-Type: application/json", None)
-                status = ae.lib.ae_http_reply(reply.request, 200, lines, body, ctypes.c_size_t(values["length"]))
+                status = ae.lib.ae_http_request_reply(reply.request, 200, lines, body, ctypes.c_size_t(values["length"]))
                 print("reply", status, flush=True)
         recorder = Recorder()
         transport = Lying()

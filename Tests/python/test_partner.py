@@ -332,27 +332,27 @@ def test_logout_of_a_partner_profile(make_client, recorder, emulator):
 
 def test_partner_struct_versions_and_callbacks_are_checked(emulator):
     framework = ae.PartnerFramework()
-    assert ae.lib.ae_partner_framework_init(ctypes.byref(framework)) == ae.AE_OK
+    assert ae.lib.ae_partner_framework_init(ctypes.byref(framework), ae.AE_PARTNER_FRAMEWORK_VERSION) == ae.AE_OK
     config = ae.Config()
-    ae.lib.ae_config_init(ctypes.byref(config))
+    ae.lib.ae_config_init(ctypes.byref(config), ae.AE_CONFIG_VERSION)
     config.software_statement = b"a.b.c"
     config.base_url = emulator.url.encode()
     config.partner = ctypes.pointer(framework)
     table = ae.Delegate()
-    ae.lib.ae_delegate_init(ctypes.byref(table))
+    ae.lib.ae_delegate_init(ctypes.byref(table), ae.AE_DELEGATE_VERSION)
     handle = ctypes.c_void_p()
     assert ae.lib.ae_client_create(ctypes.byref(config), ctypes.byref(table), ctypes.byref(handle)) == ae.AE_E_INVALID_ARG
     framework.version = 99
     assert ae.lib.ae_client_create(ctypes.byref(config), ctypes.byref(table), ctypes.byref(handle)) == \
         ae.AE_E_UNSUPPORTED_VERSION
-    assert ae.lib.ae_partner_reply_error(None, 1, None) == ae.AE_E_INVALID_HANDLE
-    assert ae.lib.ae_partner_reply_access_status(ctypes.c_void_p(0x1234), 3, 1) == ae.AE_E_INVALID_HANDLE
+    assert ae.lib.ae_partner_request_reply_error(None, 1, None) == ae.AE_E_INVALID_HANDLE
+    assert ae.lib.ae_partner_request_reply_access_status(ctypes.c_void_p(0x1234), 3, 1) == ae.AE_E_INVALID_HANDLE
 
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_an_earlier_config_version_is_read_up_to_its_last_field(emulator, version):
     config = ae.Config()
-    ae.lib.ae_config_init(ctypes.byref(config))
+    ae.lib.ae_config_init(ctypes.byref(config), ae.AE_CONFIG_VERSION)
     assert config.version == ae.AE_CONFIG_VERSION
     config.version = version  # a host compiled against an earlier header: later fields are not read
     config.software_statement = b"a.b.c"
@@ -362,7 +362,7 @@ def test_an_earlier_config_version_is_read_up_to_its_last_field(emulator, versio
     config.callback_mode = 99  # ignored (version 3 field)
     config.transport = ctypes.cast(ctypes.c_void_p(0xbeef), ctypes.POINTER(ae.HttpTransport))  # ignored
     table = ae.Delegate()
-    ae.lib.ae_delegate_init(ctypes.byref(table))
+    ae.lib.ae_delegate_init(ctypes.byref(table), ae.AE_DELEGATE_VERSION)
     handle = ctypes.c_void_p()
     assert ae.lib.ae_client_create(ctypes.byref(config), ctypes.byref(table), ctypes.byref(handle)) == ae.AE_OK
     ae.lib.ae_client_destroy(handle)
@@ -383,10 +383,10 @@ def test_bad_replies_are_refused(make_client, recorder, emulator):
     assert seen.wait(5)
     reply = held["reply"]
     lib = ae.lib
-    assert lib.ae_partner_reply_access_status(reply.request, 9, 1) == ae.AE_E_INVALID_ARG
-    assert lib.ae_partner_reply_access_status(reply.request, 3, 7) == ae.AE_E_INVALID_ARG
-    assert lib.ae_partner_reply_metadata(reply.request, b"{}") == ae.AE_E_INVALID_ARG  # wrong kind of reply
-    assert lib.ae_partner_reply_error(reply.request, 8, None) == ae.AE_E_INVALID_ARG  # TIMEOUT is not a reply
+    assert lib.ae_partner_request_reply_access_status(reply.request, 9, 1) == ae.AE_E_INVALID_ARG
+    assert lib.ae_partner_request_reply_access_status(reply.request, 3, 7) == ae.AE_E_INVALID_ARG
+    assert lib.ae_partner_request_reply_metadata(reply.request, b"{}") == ae.AE_E_INVALID_ARG  # wrong kind of reply
+    assert lib.ae_partner_request_reply_error(reply.request, 8, None) == ae.AE_E_INVALID_ARG  # TIMEOUT is not a reply
     assert reply.access_status("granted", True) == ae.AE_OK  # still pending: the good reply works
     assert reply.access_status("granted", True) == ae.AE_E_INVALID_HANDLE  # once only
     assert recorder.wait("set_requestor_complete") == (1,)

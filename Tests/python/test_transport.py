@@ -93,11 +93,11 @@ def test_bad_replies_are_refused(make_client, recorder, emulator):
     while not held and time.monotonic() < deadline:
         time.sleep(0.01)
     reply = held[0]
-    assert ae.lib.ae_http_reply(reply.request, 42, None, None, 0) == ae.AE_E_INVALID_ARG
-    assert ae.lib.ae_http_reply(reply.request, 200, None, None, 5) == ae.AE_E_INVALID_ARG  # NULL body, length 5
+    assert ae.lib.ae_http_request_reply(reply.request, 42, None, None, 0) == ae.AE_E_INVALID_ARG
+    assert ae.lib.ae_http_request_reply(reply.request, 200, None, None, 5) == ae.AE_E_INVALID_ARG  # NULL body, length 5
     bad_header = (ae.c_char_p * 2)(b"no colon here", None)
-    assert ae.lib.ae_http_reply(reply.request, 200, bad_header, None, 0) == ae.AE_E_INVALID_ARG
-    assert ae.lib.ae_http_reply_error(reply.request, 99, None) == ae.AE_E_INVALID_ARG
+    assert ae.lib.ae_http_request_reply(reply.request, 200, bad_header, None, 0) == ae.AE_E_INVALID_ARG
+    assert ae.lib.ae_http_request_reply_error(reply.request, 99, None) == ae.AE_E_INVALID_ARG
     assert reply.error(ae.AE_HTTP_E_FAILED, "gave up") == ae.AE_OK  # still pending: a good reply works
     assert reply.error(ae.AE_HTTP_E_FAILED) == ae.AE_E_INVALID_HANDLE
 

@@ -91,7 +91,7 @@ public protocol HTTPTransport: Sendable {
 
 /// One `Name: value` header line (a line end allowed), name and value trimmed of spaces, tabs,
 /// CR and LF; nil when there is no colon or the name is empty. Both transports (libcurl's header
-/// callback and the host's `ae_http_reply`) read header lines through this.
+/// callback and the host's `ae_http_request_reply`) read header lines through this.
 package func parseHeaderLine(_ line: Substring) -> (name: String, value: String)? {
     guard let colon = line.firstIndex(of: ":") else { return nil }
     let name = line[..<colon].trimmingSpaces()
