@@ -95,8 +95,9 @@ export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 step "C header, exports, ldd, smoke test"
 bash Tests/c/check-header.sh
 
-step "ABI: hosts of every earlier struct layout under ASan (Tests/c/abi)"
+step "ABI: hosts of every earlier struct layout under ASan (Tests/c/abi), abidiff against the baselines (abi/)"
 bash Tests/c/abi/check-old-hosts.sh
+bash scripts/abi-check.sh
 
 step "Python package (pip install ./Python) and the ctypes tests against the emulator"
 python3 -m pip install --quiet --disable-pip-version-check --target "$work/python" ./Python
