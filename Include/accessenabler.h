@@ -58,8 +58,10 @@
 #include <stdint.h>
 
 #if defined(__GNUC__) || defined(__clang__)
+/** Marks a function the library exports (default visibility); every AE_API function is API. */
 #define AE_API __attribute__((visibility("default")))
 #else
+/** Marks a function the library exports (no attribute on this compiler). */
 #define AE_API
 #endif
 
@@ -67,21 +69,59 @@
 extern "C" {
 #endif
 
+/**
+ * @file accessenabler.h
+ * @brief The C contract of AccessEnabler for Linux. The rules in the comment at the top of this
+ * file hold for every function: calls, order, threads, strings, JSON, lifetime, handles.
+ */
+
+/** @defgroup lifecycle Lifecycle
+ *  @brief Versions, the client's configuration, create and destroy, event-loop mode. */
+/** @defgroup calls AccessEnabler calls
+ *  @brief The calls a host makes on a client: setRequestor, checkAuthentication, getAuthorization, ... */
+/** @defgroup callbacks Callbacks
+ *  @brief The delegate: AccessEnabler's callbacks and the values they carry. */
+/** @defgroup partner Partner framework
+ *  @brief The platform's TV-provider single sign-on (Apple's Video Subscriber Account model, made portable). */
+/** @defgroup transport HTTP transport
+ *  @brief The host's own HTTP stack instead of libcurl. */
+/** @defgroup store Token store
+ *  @brief Where the store lives, its key, its checks, and how it was found. */
+/** @defgroup errors Errors and strings
+ *  @brief Status codes, the last error's message, strings the library returns. */
+/** @defgroup abi ABI
+ *  @brief Versioned structs, their static initialisers, deprecated names (docs/ABI.md). */
+
+/** @addtogroup lifecycle
+ * @{ */
+
 /* ============================================================================================
  * Versions
  * ============================================================================================ */
 
-/* Static initialisers of the versioned structs (AE_CONFIG_INIT, ...): the version, every other field
-   0 / NULL. Designated in C and C++20 (no -Wmissing-field-initializers); positional before C++20. */
+/** @} */
+
+/** @addtogroup abi
+ * @{ */
+
 #if !defined(__cplusplus) || __cplusplus >= 202002L
+/** The static initialisers' common form (AE_CONFIG_INIT, ...; not for direct use): the version, every
+    other field 0 / NULL. Designated in C and C++20 (no -Wmissing-field-initializers); positional
+    before C++20. */
 #define AE_STRUCT_INIT_(version_) {.version = (version_)}
 #else
 #define AE_STRUCT_INIT_(version_) {(version_)}
 #endif
 
-#define AE_VERSION_MAJOR 1
-#define AE_VERSION_MINOR 0
-#define AE_VERSION_PATCH 0
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
+
+
+#define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
+#define AE_VERSION_MINOR 0 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
 /** True when the header is at least version x.y.z. */
@@ -102,6 +142,11 @@ AE_API const char *ae_version_string(void);
  */
 AE_API int32_t ae_version_number(void);
 
+/** @} */
+
+/** @addtogroup errors
+ * @{ */
+
 /* ============================================================================================
  * Status codes returned by the functions of this header.
  * Append only: values are never renumbered or removed. Outcomes of the asynchronous work are
@@ -109,16 +154,16 @@ AE_API int32_t ae_version_number(void);
  * ============================================================================================ */
 
 enum {
-    AE_OK = 0,                    /* 0: accepted (asynchronous calls) or done (synchronous ones) */
-    AE_E_INVALID_ARG = 1,         /* 1: NULL, invalid UTF-8, over-long or malformed argument */
-    AE_E_INVALID_HANDLE = 2,      /* 2: the client or request handle is NULL, unknown or stale (destroyed,
+    AE_OK = 0,                    /**< accepted (asynchronous calls) or done (synchronous ones) */
+    AE_E_INVALID_ARG = 1,         /**< NULL, invalid UTF-8, over-long or malformed argument */
+    AE_E_INVALID_HANDLE = 2,      /**< the client or request handle is NULL, unknown or stale (destroyed,
                                         answered, cancelled or timed out) */
-    AE_E_UNSUPPORTED_VERSION = 3, /* 3: a struct's `version` is 0 or newer than this library knows */
-    AE_E_NO_REQUESTOR = 4,        /* 4: no successful ae_set_requestor() yet (or the last one failed) */
-    AE_E_STORAGE = 5,             /* 5: the token store cannot be opened or written */
-    AE_E_INSECURE_URL = 6,        /* 6: a plain http:// URL that is not a loopback address */
-    AE_E_INTERNAL = 7,            /* 7: a bug in the library; the message says where */
-    AE_E_STORE_KEY = 8            /* 8: the store's records are sealed under another key, or sealed and
+    AE_E_UNSUPPORTED_VERSION = 3, /**< a struct's `version` is 0 or newer than this library knows */
+    AE_E_NO_REQUESTOR = 4,        /**< no successful ae_set_requestor() yet (or the last one failed) */
+    AE_E_STORAGE = 5,             /**< the token store cannot be opened or written */
+    AE_E_INSECURE_URL = 6,        /**< a plain http:// URL that is not a loopback address */
+    AE_E_INTERNAL = 7,            /**< a bug in the library; the message says where */
+    AE_E_STORE_KEY = 8            /**< the store's records are sealed under another key, or sealed and
                                         no store_key was given (nothing was changed or deleted) */
 };
 
@@ -152,28 +197,33 @@ AE_API void ae_string_free(char *string);
 /** Longest string, in bytes without the NUL, that any argument may have. */
 #define AE_MAX_STRING_LENGTH 65536
 
+/** @} */
+
+/** @addtogroup callbacks
+ * @{ */
+
 /* ============================================================================================
  * AccessEnabler constants (values as in Adobe's SDKs)
  * ============================================================================================ */
 
 /** set_requestor_complete / set_authentication_status values. */
 enum {
-    AE_ACCESS_ENABLER_STATUS_ERROR = 0,
-    AE_ACCESS_ENABLER_STATUS_SUCCESS = 1
+    AE_ACCESS_ENABLER_STATUS_ERROR = 0,  /**< failed (a `status` callback before it names the error) */
+    AE_ACCESS_ENABLER_STATUS_SUCCESS = 1 /**< done: requestor set, or viewer authenticated */
 };
 
 /** Error codes of set_authentication_status and token_request_failed (iOS spellings). */
-#define AE_USER_AUTHENTICATED ""
-#define AE_USER_NOT_AUTHENTICATED_ERROR "User Not Authenticated Error"
-#define AE_USER_NOT_AUTHORIZED_ERROR "User Not Authorized Error"
-#define AE_PROVIDER_NOT_SELECTED_ERROR "Provider Not Selected Error"
-#define AE_GENERIC_AUTHENTICATION_ERROR "Generic Authentication Error"
-#define AE_GENERIC_AUTHORIZATION_ERROR "Generic Authorization Error"
+#define AE_USER_AUTHENTICATED ""                                        /**< authenticated: no error */
+#define AE_USER_NOT_AUTHENTICATED_ERROR "User Not Authenticated Error"   /**< no (usable) profile */
+#define AE_USER_NOT_AUTHORIZED_ERROR "User Not Authorized Error"         /**< the MVPD or Adobe denied */
+#define AE_PROVIDER_NOT_SELECTED_ERROR "Provider Not Selected Error"     /**< the viewer cancelled the provider choice */
+#define AE_GENERIC_AUTHENTICATION_ERROR "Generic Authentication Error"   /**< the login failed (code expired, network, ...) */
+#define AE_GENERIC_AUTHORIZATION_ERROR "Generic Authorization Error"     /**< the decision failed (network, server) */
 
 /** getMetadata: keys of the key object and the opcodes. */
-#define AE_METADATA_OPCODE_KEY "opCode"
-#define AE_METADATA_RESOURCE_ID_KEY "resource_id"
-#define AE_METADATA_USER_META_KEY "user_metadata_name"
+#define AE_METADATA_OPCODE_KEY "opCode"                 /**< the opcode (a JSON number: AE_METADATA_*) */
+#define AE_METADATA_RESOURCE_ID_KEY "resource_id"       /**< the resource of AE_METADATA_AUTHORIZATION */
+#define AE_METADATA_USER_META_KEY "user_metadata_name"  /**< the attribute of AE_METADATA_USER_META */
 enum {
     AE_METADATA_AUTHENTICATION = 0, /**< authentication expiry */
     AE_METADATA_AUTHORIZATION = 1, /**< authorization expiry for "resource_id" */
@@ -183,16 +233,26 @@ enum {
 
 /** sendTrackingData event types. */
 enum {
-    AE_TRACKING_AUTHENTICATION = 0,
-    AE_TRACKING_AUTHORIZATION = 1,
-    AE_TRACKING_MVPD_SELECTION = 2
+    AE_TRACKING_AUTHENTICATION = 0, /**< after checkAuthentication / a login */
+    AE_TRACKING_AUTHORIZATION = 1,  /**< after an authorization decision */
+    AE_TRACKING_MVPD_SELECTION = 2  /**< after setSelectedProvider */
 };
 
+/** @} */
+
+/** @addtogroup calls
+ * @{ */
+
 /** setOptions keys. */
-#define AE_OPTION_PROFILE "applicationProfile"
-#define AE_OPTION_VISITOR_ID "visitorID"
-#define AE_OPTION_HANDLE_SVC "handleSVC"
-#define AE_OPTION_DEVICE_INFO "device_info"
+#define AE_OPTION_PROFILE "applicationProfile" /**< string: the configuration's `profile` */
+#define AE_OPTION_VISITOR_ID "visitorID"         /**< string: sent as AP-Visitor-Identifier */
+#define AE_OPTION_HANDLE_SVC "handleSVC"         /**< bool: accepted and ignored */
+#define AE_OPTION_DEVICE_INFO "device_info"      /**< object, or Base64 of one: replaces X-Device-Info */
+
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
 
 /* ============================================================================================
  * Configuration
@@ -200,8 +260,8 @@ enum {
 
 /** API generations (ae_config.api_generation). 0 means the default, AE_API_V2. */
 enum {
-    AE_API_V1 = 1,
-    AE_API_V2 = 2
+    AE_API_V1 = 1, /**< the legacy REST API V1 (docs/REST-API-V1.md) */
+    AE_API_V2 = 2  /**< REST API V2 (the default) */
 };
 
 /** How the viewer logs in (ae_config.login_mode). */
@@ -212,10 +272,10 @@ enum {
 
 /** Log levels (ae_config.log). */
 enum {
-    AE_LOG_ERROR = 0,
-    AE_LOG_WARNING = 1,
-    AE_LOG_INFO = 2,
-    AE_LOG_DEBUG = 3
+    AE_LOG_ERROR = 0,   /**< failures (the default level) */
+    AE_LOG_WARNING = 1, /**< + what the SDK worked around */
+    AE_LOG_INFO = 2,    /**< + each flow's steps */
+    AE_LOG_DEBUG = 3    /**< + each request and answer (never secrets) */
 };
 
 /**
@@ -228,6 +288,11 @@ enum {
  */
 typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 
+/** @} */
+
+/** @addtogroup partner
+ * @{ */
+
 /* ============================================================================================
  * Partner framework: the platform's TV-provider single sign-on (Apple's Video Subscriber Account
  * model, made portable). The host implements the two requests below with its platform's SSO
@@ -237,17 +302,17 @@ typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 
 /** Access status of the app to the viewer's TV-provider account (VSAccountAccessStatus values). */
 enum {
-    AE_PARTNER_ACCESS_NOT_DETERMINED = 0,
-    AE_PARTNER_ACCESS_RESTRICTED = 1,
-    AE_PARTNER_ACCESS_DENIED = 2,
-    AE_PARTNER_ACCESS_GRANTED = 3
+    AE_PARTNER_ACCESS_NOT_DETERMINED = 0, /**< the viewer was not asked yet */
+    AE_PARTNER_ACCESS_RESTRICTED = 1,     /**< the device's policy does not allow it */
+    AE_PARTNER_ACCESS_DENIED = 2,         /**< the viewer said no */
+    AE_PARTNER_ACCESS_GRANTED = 3         /**< the viewer said yes */
 };
 
 /** Whether the viewer is signed in to a TV provider at platform level, as far as the platform knows. */
 enum {
-    AE_PARTNER_SIGNED_IN_UNKNOWN = -1,
-    AE_PARTNER_SIGNED_OUT = 0,
-    AE_PARTNER_SIGNED_IN = 1
+    AE_PARTNER_SIGNED_IN_UNKNOWN = -1, /**< the platform cannot tell */
+    AE_PARTNER_SIGNED_OUT = 0,         /**< no TV provider account on the platform */
+    AE_PARTNER_SIGNED_IN = 1           /**< a TV provider account on the platform */
 };
 
 /** Partner errors (ae_partner_request_reply_error). The comment names Apple's VSErrorCode it stands for. */
@@ -266,6 +331,7 @@ enum {
     times out, or the client is destroyed; replies after that return AE_E_INVALID_HANDLE. */
 typedef struct ae_partner_request ae_partner_request;
 
+/** The version of ae_partner_framework this header has (docs/ABI.md): 1, + cancel_request in 2. */
 #define AE_PARTNER_FRAMEWORK_VERSION 2
 
 /**
@@ -321,6 +387,7 @@ AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner, uint32_t
 
 /**
  * Answers check_access_status.
+ * @param request  The pending request (its handle, as the callback gave it).
  * @param access_status  AE_PARTNER_ACCESS_*.
  * @param signed_in      AE_PARTNER_SIGNED_IN / _OUT / _UNKNOWN.
  * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: checked
@@ -332,6 +399,7 @@ AE_API int32_t ae_partner_request_reply_access_status(ae_partner_request *reques
 
 /**
  * Answers enqueue_metadata_request with the account metadata.
+ * @param request  The pending request (its handle, as the callback gave it).
  * @param metadata_json  {"accountProviderIdentifier": string|null, "authenticationExpirationDate": ms since
  *                       the epoch|null, "samlAttributeQueryResponse": string|null} (copied). The SAML text is
  *                       passed as the platform returned it; the SDK cleans it up and encodes it.
@@ -343,6 +411,7 @@ AE_API int32_t ae_partner_request_reply_metadata(ae_partner_request *request, co
 
 /**
  * Answers either request with a failure.
+ * @param request  The pending request (its handle, as the callback gave it).
  * @param error   AE_PARTNER_E_* (not AE_PARTNER_E_TIMEOUT).
  * @param detail  NULL, or text: the provider id for AE_PARTNER_E_UNSUPPORTED_PROVIDER, else the
  *                platform's message (passed to the host in the advanced status `details`).
@@ -350,6 +419,11 @@ AE_API int32_t ae_partner_request_reply_metadata(ae_partner_request *request, co
  * Ownership: copied. Thread: any. Callback: none.
  */
 AE_API int32_t ae_partner_request_reply_error(ae_partner_request *request, int32_t error, const char *detail);
+
+/** @} */
+
+/** @addtogroup transport
+ * @{ */
 
 /* ============================================================================================
  * HTTP transport (optional): firmware with its own HTTP stack sends the SDK's requests. The SDK
@@ -369,8 +443,13 @@ enum {
 /** One HTTP exchange in flight (opaque; a number, never an address). */
 typedef struct ae_http_request ae_http_request;
 
+/** The version of ae_http_transport this header has (docs/ABI.md). */
 #define AE_HTTP_TRANSPORT_VERSION 1
 
+/**
+ * The host's HTTP stack, given to ae_client_create() through ae_config.transport (the struct is
+ * copied, up to its version's last field; `user_data` is kept). `send` is required.
+ */
 typedef struct ae_http_transport {
     uint32_t version; /**< The host's AE_HTTP_TRANSPORT_VERSION (set by ae_http_transport_init or AE_HTTP_TRANSPORT_INIT). */
     void *user_data;  /**< Passed back as the last argument of both callbacks. */
@@ -403,11 +482,13 @@ AE_API int32_t ae_http_transport_init(ae_http_transport *transport, uint32_t ver
 
 /**
  * Answers `send` with an HTTP response.
+ * @param request  The pending request (its handle, as the callback gave it).
  * @param status       The HTTP status (100–599).
  * @param headers      NULL, or a NULL-terminated array of "Name: value" strings (copied).
  * @param body         The body (copied); NULL when body_length is 0. Bodies over 4 MiB (body_length
  *                     > 4194304, SIZE_MAX included) are refused as too large: nothing is read from
  *                     `body`, the call returns AE_OK and the exchange ends with an error, as with libcurl.
+ * @param body_length  Bytes at `body` (0 when `body` is NULL).
  * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, answered, cancelled or timed out: checked before the
  *         other arguments); AE_E_INVALID_ARG.
  * Ownership: copied. Thread: any. Callback: none.
@@ -422,11 +503,21 @@ AE_API int32_t ae_http_request_reply(ae_http_request *request, int32_t status, c
  */
 AE_API int32_t ae_http_request_reply_error(ae_http_request *request, int32_t error, const char *message);
 
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
+
 /** How callbacks are delivered (ae_config.callback_mode). */
 enum {
     AE_CALLBACKS_THREAD = 0, /**< default: on the client's callback thread */
     AE_CALLBACKS_EVENT_LOOP = 1 /**< queued; the host runs them with ae_client_dispatch() */
 };
+
+/** @} */
+
+/** @addtogroup store
+ * @{ */
 
 /** The check of the token store at create (ae_config.store_check): the iOS SDK's storage
     integrity check (IntegrityCheckType), plus a quick check as the default. A damaged file found
@@ -443,6 +534,13 @@ enum {
 /** Length in bytes of ae_config.store_key (AES-256). */
 #define AE_STORE_KEY_LENGTH 32
 
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
+
+/** The version of ae_config this header has (docs/ABI.md): 1, + partner in 2, + callback_mode and
+    transport in 3, + store_key, store_key_length and store_check in 4. */
 #define AE_CONFIG_VERSION 4
 
 /**
@@ -521,6 +619,11 @@ typedef struct ae_config {
  */
 AE_API int32_t ae_config_init(ae_config *config, uint32_t version);
 
+/** @} */
+
+/** @addtogroup callbacks
+ * @{ */
+
 /* ============================================================================================
  * Delegate: AccessEnabler's callbacks (EntitlementDelegate + EntitlementStatus)
  *
@@ -531,8 +634,13 @@ AE_API int32_t ae_config_init(ae_config *config, uint32_t version);
  * client (destroy then returns without waiting for the callback thread; no further callback runs).
  * ============================================================================================ */
 
+/** The version of ae_delegate this header has (docs/ABI.md). */
 #define AE_DELEGATE_VERSION 1
 
+/**
+ * The host's callbacks, given to ae_client_create() (the struct is copied, up to its version's last
+ * field; `user_data` is kept). Every callback is optional.
+ */
 typedef struct ae_delegate {
     uint32_t version; /**< The host's AE_DELEGATE_VERSION (set by ae_delegate_init or AE_DELEGATE_INIT). */
     void *user_data;  /**< Passed back as the last argument of every callback. */
@@ -614,6 +722,11 @@ typedef struct ae_delegate {
  */
 AE_API int32_t ae_delegate_init(ae_delegate *delegate, uint32_t version);
 
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
+
 /* ============================================================================================
  * Client
  * ============================================================================================ */
@@ -644,6 +757,11 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
  */
 AE_API void ae_client_destroy(ae_client *client);
 
+/** @} */
+
+/** @addtogroup store
+ * @{ */
+
 /** How ae_client_create() found the token store (ae_client_store_status). */
 enum {
     AE_STORE_OPENED = 0, /**< an existing store, opened as it was */
@@ -664,11 +782,17 @@ enum {
  * How ae_client_create() found the token store: one of AE_STORE_*. A host may tell the viewer
  * why a login is asked again after AE_STORE_RECOVERED.
  *
+ * @param client  The client (from ae_client_create()).
  * @param[out] out_status  Receives the AE_STORE_* value. Not NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG.
  * Ownership: n/a. Thread: any. Callback: none.
  */
 AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
+
+/** @} */
+
+/** @addtogroup lifecycle
+ * @{ */
 
 /**
  * Event-loop mode (callback_mode AE_CALLBACKS_EVENT_LOOP): a file descriptor that is readable
@@ -686,12 +810,18 @@ AE_API int ae_client_event_fd(ae_client *client);
  * descriptor is readable again). A callback may call any function, including ae_client_dispatch()
  * (it returns at once) and ae_client_destroy() (no further callback runs).
  *
+ * @param client  The client (from ae_client_create()).
  * @param[out] out_count  NULL, or receives how many callbacks ran.
  * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (not in event-loop mode).
  * Ownership: n/a. Thread: any, one at a time per client (a second concurrent call runs nothing).
  * Callback: the delegate's, on this thread.
  */
 AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
+
+/** @} */
+
+/** @addtogroup calls
+ * @{ */
 
 /* ============================================================================================
  * AccessEnabler calls
@@ -705,6 +835,7 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
  * character (C0, DEL, C1: a CR/LF would add headers of its own) or a device_info string outside the
  * Base64 alphabet is refused, and nothing of the call is applied.
  *
+ * @param client  The client (from ae_client_create()).
  * @param options_json JSON object. Not NULL.
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INVALID_HANDLE.
  * Ownership: copied. Thread: any. Callback: none (setOptions has no callback).
@@ -716,6 +847,7 @@ AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
  * requestor's configuration and syncs the stored profiles with Adobe's, each only when missing or
  * stale. Call it again when the application returns to the foreground (Adobe's way to resync).
  *
+ * @param client  The client (from ae_client_create()).
  * @param requestor_id            The requestor (service provider) id. Not NULL, not empty, not "." or ".."
  *                                (URL normalisation would turn them into another path), no control character.
  * @param service_providers_json  NULL, or a JSON array of service base URLs; with REST API V2 the first
@@ -747,6 +879,7 @@ AE_API int32_t ae_check_authentication(ae_client *client);
  * AE_PROVIDER_NOT_SELECTED_ERROR (cancelled) or AE_GENERIC_AUTHENTICATION_ERROR (code expired: N130;
  * code not obtained: REG500).
  *
+ * @param client  The client (from ae_client_create()).
  * @param force_authn  Non-zero: run the flow even if authenticated.
  * @param data_json    NULL or a JSON object: the viewer's identity for promotional TempPass, e.g.
  *                     {"email": "..."}; its compact JSON, Base64-encoded, goes to Adobe as
@@ -770,6 +903,7 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
  * Adobe refuses it (a promotional TempPass without getAuthentication's identity data, a TempPass
  * configuration error). Under an authenticate-all degradation rule any MVPD authenticates at once, N010.
  *
+ * @param client  The client (from ae_client_create()).
  * @param mvpd_id  An MVPD id from the dialog, or NULL ("." and ".." are refused: they are no MVPD id).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (empty id).
  * Callback: status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
@@ -788,6 +922,7 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  * checkAuthorization: like getAuthorization, but when the viewer is not authenticated it fails at once
  * with token_request_failed(resource, AE_USER_NOT_AUTHENTICATED_ERROR, ...) instead of starting a login.
  *
+ * @param client  The client (from ae_client_create()).
  * @param resource   Resource id or MRSS text. Not NULL, not empty.
  * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
@@ -820,6 +955,7 @@ AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, con
  * checkPreauthorizedResources: which of `resources` the viewer may watch (for UI decoration only).
  * Sends ceil(N / preauthorize_limit) requests, fewer when `cache` is non-zero and decisions are cached.
  *
+ * @param client  The client (from ae_client_create()).
  * @param resources_json  JSON array of resource ids (strings). Not NULL. An empty array is accepted
  *                        (a UI list may be empty): preauthorized_resources("[]") follows with no
  *                        request. ae_preauthorize() refuses an empty list instead, as Adobe's
@@ -834,6 +970,7 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
 /**
  * getMetadata.
  *
+ * @param client  The client (from ae_client_create()).
  * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
  *                  (opcode 3; "tokenSource" gives the profile's source: "Apple" for Apple SSO, else the
  *                  issuer)}. Not NULL. `opCode` is a JSON number: a string such as "0" is refused.
@@ -860,6 +997,7 @@ AE_API int32_t ae_logout(ae_client *client);
  * handleExternalURL: the host's browser reached the redirect URL (AE_LOGIN_BROWSER mode, or a host
  * that opened the REGCODE URL itself); the SDK completes the login from the pending code.
  *
+ * @param client  The client (from ae_client_create()).
  * @param url  The intercepted URL. Not NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
  * Callback: set_authentication_status (1, or 0 when no login was pending or it failed).
@@ -879,6 +1017,7 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
 /**
  * preauthorize (AccessEnabler 3.6+): preauthorization with Adobe's enhanced error codes per resource.
  *
+ * @param client  The client (from ae_client_create()).
  * @param request_json  {"resources": [...], "disableFeatures": ["LOCAL_CACHE", "REMOTE_CACHE"]?}. Not NULL.
  * @param callback      Called exactly once with the response. Not NULL.
  * @param user_data     Passed back to `callback`.
@@ -889,14 +1028,21 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
 AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
                                void *user_data);
 
+/** @} */
+
+/** @addtogroup abi
+ * @{ */
+
 /* ============================================================================================
  * Deprecated names
  * ============================================================================================ */
 
 #if !defined(AE_NO_DEPRECATED) || defined(AE_DOXYGEN)
 #if defined(__GNUC__) || defined(__clang__)
+/** Marks a deprecated alias (not for direct use): the compiler names its replacement. */
 #define AE_DEPRECATED_(replacement) __attribute__((deprecated("renamed " replacement " in 1.0")))
 #else
+/** Marks a deprecated alias (no attribute on this compiler). */
 #define AE_DEPRECATED_(replacement)
 #endif
 /* 0.x names of the reply functions, renamed in 1.0 to the ae_<object>_<verb> scheme
@@ -935,6 +1081,8 @@ static inline int32_t ae_http_reply_error(ae_http_request *request, int32_t erro
     return ae_http_request_reply_error(request, error, message);
 }
 #endif /* AE_NO_DEPRECATED */
+
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift formatting and layer checks, Swift (flows, decoders, store, the callback and async APIs over HTTP against the
-# emulator), the C header/export and smoke checks, the Python package (pip-installed) and its
+# emulator), the C header/export and smoke checks, the API reference (doxygen), the ABI checks (old struct
+# layouts under ASan, abidiff against abi/), the Python package (pip-installed) and its
 # ctypes suite on the release .so against the emulator, the three example players (Swift, Python,
 # and C built against the installed CMake package), the CMake package itself, the emulator's own
 # suite, and the OpenAPI check of every request the SDK sent to an emulator during the run.
@@ -94,6 +95,9 @@ export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 
 step "C header, exports, ldd, smoke test"
 bash Tests/c/check-header.sh
+
+step "API reference (scripts/api-docs.sh: doxygen, warnings are errors; the HTML is not committed)"
+bash scripts/api-docs.sh "$work/api-docs"
 
 step "ABI: hosts of every earlier struct layout under ASan (Tests/c/abi), abidiff against the baselines (abi/)"
 bash Tests/c/abi/check-old-hosts.sh

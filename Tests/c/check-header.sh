@@ -92,6 +92,23 @@ else
     bad "AE_API functions without a Doxygen block naming Thread and @return: $undocumented"
 fi
 
+# Doxygen (scripts/api-docs.sh, warnings are errors) checks every function, struct, field and macro;
+# it does not see enumerators of anonymous enums, so each gets its own /**< ... */ (or a /** */ block
+# right above it) here.
+undocumented=$(awk '
+    /^enum \{/ { in_enum = 1; block_above = 0; next }
+    in_enum && /^\};/ { in_enum = 0 }
+    in_enum && /^[[:space:]]*\/\*\*[^<]/ { block_above = 1 }
+    in_enum && /^    AE_[A-Z0-9_]+ =/ {
+        if ($0 !~ /\/\*\*</ && !block_above) print $1
+        block_above = 0
+    }' "$header" | tr '\n' ' ')
+if [ -z "$undocumented" ]; then
+    ok "every enumerator has its own documentation"
+else
+    bad "enumerators without documentation: $undocumented"
+fi
+
 # ------------------------------------------------------------------------------------------------
 echo "== exports of $lib"
 # The header's functions: every declaration starts a line with `AE_API`; the name is the last
