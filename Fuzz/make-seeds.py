@@ -16,7 +16,8 @@
   their extremes (9.3e15, 2^63 - 1, -2^63, 1e300, "9223372036854775808", ...);
 * c-boundary: the C calls with control characters, dot segments and invalid UTF-8 in their
   strings, host replies with body lengths at their limits, partner replies with extremes, and the
-  whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK).
+  whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK);
+* struct-versions: each versioned struct at every version, 0, the next one and UInt32's extremes.
 
 The input formats are those of Sources/AccessEnablerFuzz (the first bytes select; see each
 function's documentation). Keep these files small: libFuzzer starts from them and mutates.
@@ -493,6 +494,16 @@ def c_boundary() -> None:
                                                                   c_call(C_CHECK_AUTHN)]))
 
 
+# ---- struct-versions (Sources/AccessEnablerFuzz/StructVersions.swift) ----
+def struct_versions() -> None:
+    """Each struct at each version the library knows, 0, the next one and UInt32 extremes, with the
+    bytes after it all 0xFF, all 0x00, or text."""
+    for kind, name in enumerate(("config", "delegate", "partner", "transport")):
+        for version in (0, 1, 2, 3, 4, 5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF):
+            for fill, label in ((b"\xff", "ff"), (b"\x00", "00"), (b"garbage after the struct", "text")):
+                write("struct-versions", f"{name}-v{version:x}-{label}", bytes([kind]) + version.to_bytes(4, "little") + fill)
+
+
 def main() -> None:
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -503,6 +514,7 @@ def main() -> None:
     host_json()
     flow_answers()
     c_boundary()
+    struct_versions()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         size = sum(f.stat().st_size for f in files)

@@ -48,6 +48,7 @@ public enum FuzzTargets {
         ("host-json", fuzzHostJSON),
         ("flow-answers", fuzzFlowAnswers),
         ("c-boundary", fuzzCBoundary),
+        ("struct-versions", fuzzStructVersions),
     ]
 
     public static var names: [String] { all.map(\.name) }
