@@ -97,7 +97,9 @@ def run(sim: Any, kind: str, payload: Any = None, request: int = 1) -> tuple[Any
 
 def header_defines() -> dict[str, int]:
     text = HEADER.read_text()
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define (AE_PARTNER_\w+) \(?(-?\d+)\)?", text)}
+    # The version is a #define; the access, sign-in and error values are enumerators.
+    pattern = r"^(?:#define |\s+)(AE_PARTNER_\w+)(?: | = )\(?(-?\d+)\)?"
+    return {m.group(1): int(m.group(2)) for m in re.finditer(pattern, text, re.M)}
 
 
 def test_constants_match_the_header() -> None:
