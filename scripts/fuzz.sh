@@ -44,27 +44,13 @@ done
 # main and the link fails); -Xswiftc -sanitize=fuzzer,address comes last on each swiftc command,
 # so it wins over --sanitize's single value: every Swift module (the SDK included) gets coverage
 # instrumentation and ASan. -parse-as-library: the entry files have no top-level code.
-# AccessEnablerCABI links with a version script ("local: *") that would also hide the ASan
-# runtime's interceptors from the shared libraries (the Swift runtime, libcurl, SQLite): a second
-# version script names each runtime symbol as global (explicit names win over the wildcard). The
-# remaining "Cannot export local symbol" warnings are about the runtime's own local helpers.
+# The fuzz executables link with no version script (the library's exports.map belongs to the
+# libaccessenabler.so product only), so the ASan runtime's interceptors stay visible to the shared
+# libraries (the Swift runtime, libcurl, SQLite), as the clang driver exports them.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-runtime_dir=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/clang
-runtime_dir=$(echo "$runtime_dir"/*/lib/linux)
-{
-    echo "{ global:"
-    for archive in libclang_rt.asan-x86_64.a libclang_rt.asan_cxx-x86_64.a; do
-        nm -g --defined-only "$runtime_dir/$archive" | awk 'NF == 3 && $2 ~ /[TWVDBRi]/ {print "  " $3 ";"}'
-    done | sort -u
-    echo "};"
-} >"$work/asan-exports.map"
-# A stable path: the build flags (and so the build) must not change from run to run.
-mkdir -p Fuzz/.build
-cmp -s "$work/asan-exports.map" Fuzz/.build/asan-exports.map || cp "$work/asan-exports.map" Fuzz/.build/asan-exports.map
 build_flags=(-c release --package-path Fuzz --sanitize=fuzzer
-             -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
-             -Xlinker --version-script="$PWD/Fuzz/.build/asan-exports.map")
+             -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
 
 echo "==== building the fuzz targets (swift build ${build_flags[*]})"
 build_start=$SECONDS

@@ -17,12 +17,12 @@
 # prints its sanitizer reports, ✘ lines, crash lines and the last 40 lines of its log.
 #
 # Notes (why the flags below):
-# * AccessEnablerCABI links with a version script (exports.map: "local: *") that also hides the
-#   sanitizer runtime's interceptors and __tsan_*/__asan_* entry points of a test executable
-#   ("Cannot export local symbol" linker warnings). Unexported, the Swift runtime's TSan hooks and
-#   the interceptors for calls from shared libraries are lost, and TSan reports false races (seen:
-#   swift_once initialisers). A second version script that names every symbol of the runtime as
-#   global puts them back (explicit names win over the wildcard).
+# * The test executables link with no version script: the library's (exports.map: "local: *", lld)
+#   belongs to the libaccessenabler.so product only (Sources/AccessEnablerLink). Until 1.0 it applied
+#   to every executable that linked the C thunks and hid the sanitizer runtime's interceptors and
+#   __tsan_*/__asan_* entry points, which made TSan report false races (swift_once initialisers);
+#   a second version script exported them again. lld, which now links the library product of the
+#   same build, refuses a version script naming symbols it does not define, so that script is gone.
 # * LeakSanitizer is off for `swift test` under ASan: it reports ~11 KB of reference cycles in
 #   test helpers (InMemoryAdobe, EmulatorProcess) once per run. Leaks of the library itself are
 #   what the valgrind step measures (growth per iteration), and LSan stays on for the C programs.
@@ -47,8 +47,6 @@ wanted() { ((${#only[@]} == 0)) || [[ " ${only[*]} " == *" $1 "* ]]; }
 
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 clang="$swift_bin/clang"
-runtime_dir=$(dirname "$("$clang" -print-file-name=libclang_rt.asan-x86_64.a 2>/dev/null)")
-[[ -f "$runtime_dir/libclang_rt.asan-x86_64.a" ]] || runtime_dir=$(echo "$swift_bin"/../lib/clang/*/lib/linux)
 swift_libs=$(readlink -f "$swift_bin/../lib/swift/linux")
 export SWIFT_BACKTRACE=enable=no
 
@@ -65,20 +63,6 @@ failed=0
 row() { rows+=("| $1 | $2 | $3 |"); [[ "$2" == ok* ]] || failed=1; }
 step() { printf '\n==== %s\n' "$*"; }
 seconds() { echo "$(($(date +%s) - $1)) s"; }
-
-# A version script that exports every global symbol of the given sanitizer runtime archives.
-exports_map() {
-    local map="$work/$1-exports.map"
-    shift
-    {
-        echo "{ global:"
-        for archive in "$@"; do
-            nm -g --defined-only "$runtime_dir/$archive" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TWVDBRi]/ {print "  " $3 ";"}'
-        done | sort -u
-        echo "};"
-    } >"$map"
-    echo "$map"
-}
 
 # The emulator, for the C loop and the stress test (throttle off: the loop registers each time).
 start_emulator() {
@@ -218,9 +202,9 @@ run_c_programs() {
 
 # ---------------------------------------------------------------------------------- swift test
 swift_test() {
-    local kind=$1 sanitizer=$2 scratch=$3 map=$4
+    local kind=$1 sanitizer=$2 scratch=$3
     step "swift test --sanitize=$sanitizer ($scratch)"
-    local start=$(date +%s) flags=(--sanitize="$sanitizer" --scratch-path "$scratch" -Xlinker --version-script="$map")
+    local start=$(date +%s) flags=(--sanitize="$sanitizer" --scratch-path "$scratch")
     if ! swift build --build-tests "${flags[@]}" >"$work/$kind-build.log" 2>&1; then
         grep -v "Cannot export local symbol" "$work/$kind-build.log" | tail -30
         row "swift test ($kind)" "FAILED (build)" "$(seconds "$start")"
@@ -249,11 +233,11 @@ swift_test() {
 }
 
 if wanted tsan; then
-    swift_test tsan thread .build-tsan "$(exports_map tsan libclang_rt.tsan-x86_64.a libclang_rt.tsan_cxx-x86_64.a)"
+    swift_test tsan thread .build-tsan
 fi
 if wanted asan; then
     ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
-        swift_test asan address .build-asan "$(exports_map asan libclang_rt.asan-x86_64.a libclang_rt.asan_cxx-x86_64.a)"
+        swift_test asan address .build-asan
 fi
 
 # ------------------------------------------------------------------------- C against the library

@@ -58,11 +58,10 @@ struct StructVersions<Layout> {
     /// field it does not have (nothing past them is read).
     func copy(_ pointer: UnsafePointer<Layout>) throws(AccessEnablerError) -> Layout {
         let span = try span(of: UnsafeRawPointer(pointer).load(as: UInt32.self))
-        return withUnsafeTemporaryAllocation(of: Layout.self, capacity: 1) { buffer in
-            let bytes = UnsafeMutableRawBufferPointer(buffer)
+        return withUnsafeTemporaryAllocation(byteCount: MemoryLayout<Layout>.size, alignment: MemoryLayout<Layout>.alignment) { bytes in
             bytes.initializeMemory(as: UInt8.self, repeating: 0)
             bytes.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: span))
-            return buffer[0]
+            return bytes.load(as: Layout.self)
         }
     }
 }
