@@ -104,13 +104,15 @@ extern "C" {
 /** @addtogroup abi
  * @{ */
 
-#if !defined(__cplusplus) || __cplusplus >= 202002L
+#if defined(__cplusplus)
 /** The static initialisers' common form (AE_CONFIG_INIT, ...; not for direct use): the version, every
-    other field 0 / NULL. Designated in C and C++20 (no -Wmissing-field-initializers); positional
-    before C++20. */
-#define AE_STRUCT_INIT_(version_) {.version = (version_)}
+    other field 0 / NULL. C++ (11 and later): a value-initialised struct with its version, so that
+    -Wmissing-field-initializers has nothing to say. */
+#define AE_STRUCT_INIT_(type_, version_) ([] { type_ value_ = {}; value_.version = (version_); return value_; }())
 #else
-#define AE_STRUCT_INIT_(version_) {(version_)}
+/** The static initialisers' common form (AE_CONFIG_INIT, ...; not for direct use): the version, every
+    other field 0 / NULL. C99: a designated initialiser. */
+#define AE_STRUCT_INIT_(type_, version_) {.version = (version_)}
 #endif
 
 /** @} */
@@ -370,7 +372,7 @@ typedef struct ae_partner_framework {
 } ae_partner_framework;
 
 /** Static initialiser of an ae_partner_framework: every field NULL / 0, the version this header has. */
-#define AE_PARTNER_FRAMEWORK_INIT AE_STRUCT_INIT_(AE_PARTNER_FRAMEWORK_VERSION)
+#define AE_PARTNER_FRAMEWORK_INIT AE_STRUCT_INIT_(ae_partner_framework, AE_PARTNER_FRAMEWORK_VERSION)
 
 /**
  * Sets up `partner` as version `version` of the struct: its fields NULL / 0 and its `version`.
@@ -466,7 +468,7 @@ typedef struct ae_http_transport {
 } ae_http_transport;
 
 /** Static initialiser of an ae_http_transport: every field NULL, the version this header has. */
-#define AE_HTTP_TRANSPORT_INIT AE_STRUCT_INIT_(AE_HTTP_TRANSPORT_VERSION)
+#define AE_HTTP_TRANSPORT_INIT AE_STRUCT_INIT_(ae_http_transport, AE_HTTP_TRANSPORT_VERSION)
 
 /**
  * Sets up `transport` as version `version` of the struct: its fields NULL and its `version`.
@@ -601,7 +603,7 @@ typedef struct ae_config {
 } ae_config;
 
 /** Static initialiser of an ae_config: every field 0 / NULL (the defaults), the version this header has. */
-#define AE_CONFIG_INIT AE_STRUCT_INIT_(AE_CONFIG_VERSION)
+#define AE_CONFIG_INIT AE_STRUCT_INIT_(ae_config, AE_CONFIG_VERSION)
 
 /**
  * Sets up `config` as version `version` of the struct: every field of that version 0 / NULL (the
@@ -707,7 +709,7 @@ typedef struct ae_delegate {
 } ae_delegate;
 
 /** Static initialiser of an ae_delegate: every callback NULL, the version this header has. */
-#define AE_DELEGATE_INIT AE_STRUCT_INIT_(AE_DELEGATE_VERSION)
+#define AE_DELEGATE_INIT AE_STRUCT_INIT_(ae_delegate, AE_DELEGATE_VERSION)
 
 /**
  * Sets up `delegate` as version `version` of the struct: every callback and `user_data` NULL, and

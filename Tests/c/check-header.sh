@@ -74,6 +74,30 @@ else
     echo "  skip  clang++ (not installed)"
 fi
 
+# The static initialisers, used as a host would, with every warning on (C99 designated; C++11 and
+# later a value-initialised struct: no -Wmissing-field-initializers either way).
+cat >"$tmp/init.c" <<'EOF'
+#include "accessenabler.h"
+int main(void) {
+    ae_config config = AE_CONFIG_INIT;
+    ae_delegate delegate = AE_DELEGATE_INIT;
+    ae_partner_framework partner = AE_PARTNER_FRAMEWORK_INIT;
+    ae_http_transport transport = AE_HTTP_TRANSPORT_INIT;
+    return config.version == AE_CONFIG_VERSION && delegate.version == AE_DELEGATE_VERSION &&
+                   partner.version == AE_PARTNER_FRAMEWORK_VERSION && transport.version == AE_HTTP_TRANSPORT_VERSION &&
+                   config.software_statement == NULL && delegate.status == NULL && partner.cancel_request == NULL
+               ? 0
+               : 1;
+}
+EOF
+cp "$tmp/init.c" "$tmp/init.cpp"
+compile gcc-c99-AE_INIT gcc "${c_flags[@]}" "$tmp/init.c"
+for standard in c++11 c++17 c++20; do
+    compile "g++-$standard-AE_INIT" g++ -std=$standard -Wall -Wextra -pedantic -Werror "$tmp/init.cpp"
+done
+if command -v clang >/dev/null; then compile clang-c99-AE_INIT clang "${c_flags[@]}" "$tmp/init.c"; fi
+if command -v clang++ >/dev/null; then compile clang++-c++17-AE_INIT clang++ "${cxx_flags[@]}" "$tmp/init.cpp"; fi
+
 # ------------------------------------------------------------------------------------------------
 echo "== documentation"
 # Every AE_API function has a Doxygen block (/** ... */) right above it that states its threads,
