@@ -1,5 +1,6 @@
-/*
- * accessenabler.h — AccessEnabler for Linux, the C contract.
+/**
+ * @file accessenabler.h
+ * @brief AccessEnabler for Linux, the C contract.
  *
  * SPDX-License-Identifier: Apache-2.0
  *
@@ -43,6 +44,15 @@
  *            returns, no callback of that client runs any more, and any call with the
  *            destroyed handle returns AE_E_INVALID_HANDLE (handles are never reused).
  *
+ * Constants. Integer constants are enums, one per family (status codes, log levels, partner
+ *            errors, ...); strings and the numbers the preprocessor tests (versions, limits) are
+ *            `#define`s. Every family is append-only: a value is never renumbered, reused or
+ *            removed, and a later release may add values, so treat an unknown one as "other".
+ *
+ * Versions.  Each public struct starts with its `version`, set by its ae_*_init() or AE_*_INIT
+ *            to the version of this header; the library reads and writes only that version's
+ *            fields and accepts every earlier one (docs/ABI.md).
+ *
  * Handles.   Clients, partner requests and HTTP requests are opaque handles: numbers, never
  *            addresses, checked and never dereferenced. Every function that takes one checks it
  *            before its other arguments: a NULL, made-up or stale handle (a destroyed client, a
@@ -68,12 +78,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * @file accessenabler.h
- * @brief The C contract of AccessEnabler for Linux. The rules in the comment at the top of this
- * file hold for every function: calls, order, threads, strings, JSON, lifetime, handles.
- */
 
 /** @defgroup lifecycle Lifecycle
  *  @brief Versions, the client's configuration, create and destroy, event-loop mode. */

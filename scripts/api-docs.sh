@@ -18,7 +18,7 @@ status=0
     doxygen - || status=$?
 if [ -s "$log" ] || [ "$status" -ne 0 ]; then
     cat "$log" >&2 2>/dev/null || true
-    echo "api-docs: $(grep -c 'warning:' "$log" 2>/dev/null || echo 0) doxygen warnings (exit $status): the reference must build with none" >&2
+    echo "api-docs: $(grep -cE '(warning|error):' "$log" 2>/dev/null || true) doxygen warnings (exit $status): the reference must build with none" >&2
     exit 1
 fi
 echo "api-docs: $out/html/index.html ($(ls "$out/html" | wc -l) files, 0 warnings)"
