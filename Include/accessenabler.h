@@ -126,7 +126,7 @@ extern "C" {
 
 
 #define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
-#define AE_VERSION_MINOR 0 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_MINOR 1 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
 #define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -545,9 +545,22 @@ enum {
 /** @addtogroup lifecycle
  * @{ */
 
+/** Which CA certificates verify Adobe's (ae_config.ca_mode). Verification itself is never off. */
+enum {
+    AE_CA_WITH_SYSTEM = 0, /**< default: ca_file / ca_path beside the system's store */
+    AE_CA_ONLY = 1         /**< ca_file / ca_path only (an operator whose network re-signs TLS) */
+};
+
+/** The oldest TLS version the client accepts (ae_config.min_tls_version). */
+enum {
+    AE_TLS_1_2 = 0, /**< default: TLS 1.2 and 1.3 */
+    AE_TLS_1_3 = 1  /**< TLS 1.3 only */
+};
+
 /** The version of ae_config this header has (docs/ABI.md): 1, + partner in 2, + callback_mode and
-    transport in 3, + store_key, store_key_length and store_check in 4. */
-#define AE_CONFIG_VERSION 4
+    transport in 3, + store_key, store_key_length and store_check in 4, + the TLS and proxy options
+    in 5 (1.1). */
+#define AE_CONFIG_VERSION 5
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
@@ -604,6 +617,26 @@ typedef struct ae_config {
                                     hardware-backed keystore). */
     size_t store_key_length;   /**< Bytes at store_key: AE_STORE_KEY_LENGTH (else AE_E_INVALID_ARG). */
     int32_t store_check;       /**< AE_STORE_CHECK_QUICK (default), _NONE, _ALL or _CLEAR. */
+    /* version 5 (1.1): TLS and proxy, for libcurl (a host transport verifies TLS itself) */
+    const char *ca_file;            /**< NULL: none. A PEM file of CA certificates to trust (an operator's
+                                         bundle), beside the system's store or instead of it (ca_mode). Read
+                                         at create: a file that cannot be read or holds no certificate is
+                                         AE_E_INVALID_ARG. */
+    const char *ca_path;            /**< NULL: none. A directory of CA certificates in OpenSSL's hashed form
+                                         (`openssl rehash`), beside ca_file; not a readable directory:
+                                         AE_E_INVALID_ARG. */
+    const char *pinned_public_keys; /**< NULL: no pinning. SHA-256 pins of the server's public key in
+                                         libcurl's CURLOPT_PINNEDPUBLICKEY form, "sha256//<base64>" separated
+                                         by ";": the key must be one of them, on top of verification. A
+                                         mismatch fails with SEC420, cause "pinned_key_mismatch". */
+    const char *proxy;              /**< NULL: no proxy. "http://host:port" (also https, socks4, socks4a,
+                                         socks5, socks5h); TLS to Adobe goes through it (CONNECT). */
+    int32_t ca_mode;                /**< AE_CA_WITH_SYSTEM (default) or AE_CA_ONLY (ca_file or ca_path needed). */
+    int32_t min_tls_version;        /**< AE_TLS_1_2 (default) or AE_TLS_1_3. */
+    int32_t proxy_from_environment; /**< 0 (default): the environment's proxy variables (https_proxy,
+                                         http_proxy, all_proxy, no_proxy) are ignored, so a firmware
+                                         daemon's environment cannot redirect it; non-zero: honoured as
+                                         libcurl does, when `proxy` is NULL. */
 } ae_config;
 
 /** Static initialiser of an ae_config: every field 0 / NULL (the defaults), the version this header has. */

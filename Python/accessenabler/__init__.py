@@ -58,7 +58,9 @@ AE_API_V2 = 2
 AE_LOGIN_SECOND_SCREEN = 0
 AE_LOGIN_BROWSER = 1
 AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
-AE_CONFIG_VERSION = 4
+AE_CONFIG_VERSION = 5
+AE_CA_WITH_SYSTEM, AE_CA_ONLY = 0, 1
+AE_TLS_1_2, AE_TLS_1_3 = 0, 1
 AE_STORE_CHECK_QUICK, AE_STORE_CHECK_NONE, AE_STORE_CHECK_ALL, AE_STORE_CHECK_CLEAR = 0, 1, 2, 3
 AE_STORE_KEY_LENGTH = 32
 AE_STORE_OPENED, AE_STORE_CREATED, AE_STORE_IN_MEMORY, AE_STORE_RECOVERED, AE_STORE_CLEARED, AE_STORE_UPGRADED = range(6)
@@ -179,6 +181,14 @@ class Config(ctypes.Structure):
         ("store_key", ctypes.POINTER(ctypes.c_uint8)),
         ("store_key_length", ctypes.c_size_t),
         ("store_check", c_int32),
+        # version 5 (1.1): TLS and proxy
+        ("ca_file", c_char_p),
+        ("ca_path", c_char_p),
+        ("pinned_public_keys", c_char_p),
+        ("proxy", c_char_p),
+        ("ca_mode", c_int32),
+        ("min_tls_version", c_int32),
+        ("proxy_from_environment", c_int32),
     ]
 
 
@@ -322,7 +332,9 @@ class Client:
                  login_mode=AE_LOGIN_SECOND_SCREEN, poll_interval_ms=0, preauthorize_limit=0,
                  connect_timeout_ms=0, request_timeout_ms=0, max_requests_per_second=0,
                  log=None, log_level=AE_LOG_ERROR, partner=None, callback_mode=AE_CALLBACKS_THREAD,
-                 transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0):
+                 transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0,
+                 ca_file=None, ca_path=None, ca_mode=AE_CA_WITH_SYSTEM, pinned_public_keys=None,
+                 min_tls_version=AE_TLS_1_2, proxy=None, proxy_from_environment=False):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config), AE_CONFIG_VERSION))
@@ -360,6 +372,16 @@ class Client:
             config.store_key = ctypes.cast(key, ctypes.POINTER(ctypes.c_uint8))
             config.store_key_length = len(store_key)
         config.store_check = store_check
+        # TLS and proxy (ae_config version 5): pinned_public_keys is a "sha256//..." string or a list of them.
+        config.ca_file = _encode(ca_file)
+        config.ca_path = _encode(ca_path)
+        config.ca_mode = ca_mode
+        if pinned_public_keys is not None and not isinstance(pinned_public_keys, str):
+            pinned_public_keys = ";".join(pinned_public_keys)
+        config.pinned_public_keys = _encode(pinned_public_keys)
+        config.min_tls_version = min_tls_version
+        config.proxy = _encode(proxy)
+        config.proxy_from_environment = 1 if proxy_from_environment else 0
         table = Delegate()
         check(lib.ae_delegate_init(ctypes.byref(table), AE_DELEGATE_VERSION))
         for name, kind in _CALLBACKS:

@@ -80,6 +80,7 @@ enum ConfigReader {
             throw .invalidArgument("store_check \(config.store_check) is unknown")
         }
         settings.storeCheck = check
+        settings.tls = try tls(config)
         // The key is copied last: nothing below throws, so ae_client_create wipes the copy (Sealer.wipe).
         if let key = config.store_key {
             guard config.store_key_length == Int(AE_STORE_KEY_LENGTH) else {
@@ -94,6 +95,28 @@ enum ConfigReader {
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }
         }
         return settings
+    }
+
+    /// Version 5's TLS and proxy fields (0 / NULL in an older struct: libcurl's defaults).
+    private static func tls(_ config: ae_config) throws(AccessEnablerError) -> TLSOptions {
+        var tls = TLSOptions()
+        tls.caFile = try CInput.optionalString(config.ca_file, "ca_file")
+        tls.caPath = try CInput.optionalString(config.ca_path, "ca_path")
+        switch config.ca_mode {
+        case Int32(AE_CA_WITH_SYSTEM): tls.trustSystemStore = true
+        case Int32(AE_CA_ONLY): tls.trustSystemStore = false
+        default: throw .invalidArgument("ca_mode \(config.ca_mode) is unknown")
+        }
+        if let pins = try CInput.optionalString(config.pinned_public_keys, "pinned_public_keys") {
+            tls.pinnedPublicKeys = pins.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        }
+        guard let version = TLSVersion(rawValue: config.min_tls_version) else {
+            throw .invalidArgument("min_tls_version \(config.min_tls_version) is unknown")
+        }
+        tls.minimumVersion = version
+        tls.proxy = try CInput.optionalString(config.proxy, "proxy")
+        tls.proxyFromEnvironment = config.proxy_from_environment != 0
+        return tls
     }
 
     private static func positive(_ value: Int32, _ name: String, default fallback: Int) throws(AccessEnablerError) -> Int {

@@ -70,7 +70,7 @@ struct StructVersions<Layout> {
 enum Layouts {
     static let config = StructVersions<ae_config>(
         "ae_config", current: UInt32(AE_CONFIG_VERSION),
-        firstFields: [\.partner, \.callback_mode, \.store_key])
+        firstFields: [\.partner, \.callback_mode, \.store_key, \.ca_file])
     static let delegate = StructVersions<ae_delegate>("ae_delegate", current: UInt32(AE_DELEGATE_VERSION), firstFields: [])
     static let partner = StructVersions<ae_partner_framework>(
         "ae_partner_framework", current: UInt32(AE_PARTNER_FRAMEWORK_VERSION),

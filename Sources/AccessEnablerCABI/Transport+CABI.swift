@@ -141,7 +141,7 @@ public func ae_http_request_reply_error(_ request: OpaquePointer?, _ error: Int3
         switch error {
         case Int32(AE_HTTP_E_CANNOT_CONNECT): failure = .cannotConnect(text)
         case Int32(AE_HTTP_E_TIMEOUT): failure = .timedOut
-        case Int32(AE_HTTP_E_TLS): failure = .tls(text)
+        case Int32(AE_HTTP_E_TLS): failure = .tls(TLSFailure(.handshakeFailed, text))
         case Int32(AE_HTTP_E_FAILED): failure = .failed(text)
         default: throw .invalidArgument("error \(error) is not an AE_HTTP_E_* value")
         }

@@ -35,7 +35,8 @@ enum StructVersionsFuzz {
             case .config:
                 [
                     MemoryLayout<ae_config>.offset(of: \.partner)!, MemoryLayout<ae_config>.offset(of: \.callback_mode)!,
-                    MemoryLayout<ae_config>.offset(of: \.store_key)!, MemoryLayout<ae_config>.size,
+                    MemoryLayout<ae_config>.offset(of: \.store_key)!, MemoryLayout<ae_config>.offset(of: \.ca_file)!,
+                    MemoryLayout<ae_config>.size,
                 ]
             case .delegate: [MemoryLayout<ae_delegate>.size]
             case .partner: [MemoryLayout<ae_partner_framework>.offset(of: \.cancel_request)!, MemoryLayout<ae_partner_framework>.size]

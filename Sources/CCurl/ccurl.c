@@ -19,6 +19,11 @@ CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value) { retu
 CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn) {
     return curl_easy_setopt(easy, option, fn);
 }
+CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t length) {
+    struct curl_blob blob = {data, length, CURL_BLOB_NOCOPY};
+    return curl_easy_setopt(easy, option, &blob);
+}
+const char *ccurl_default_cainfo(void) { return curl_version_info(CURLVERSION_NOW)->cainfo; }
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -17,7 +17,8 @@ ZERO_MEANS_DEFAULT = ["poll_interval_ms", "preauthorize_limit", "connect_timeout
 # Enumerations and the value ae_config_init gives them: the header's "(default)" constants, which are 0
 # (api_generation 0 means the default, AE_API_V2).
 ENUM_DEFAULTS = {"api_generation": 0, "login_mode": ae.AE_LOGIN_SECOND_SCREEN, "log_level": ae.AE_LOG_ERROR,
-                 "callback_mode": ae.AE_CALLBACKS_THREAD, "store_check": ae.AE_STORE_CHECK_QUICK}
+                 "callback_mode": ae.AE_CALLBACKS_THREAD, "store_check": ae.AE_STORE_CHECK_QUICK,
+                 "ca_mode": ae.AE_CA_WITH_SYSTEM, "min_tls_version": ae.AE_TLS_1_2, "proxy_from_environment": 0}
 
 
 def initialised():
@@ -34,7 +35,8 @@ def test_ae_config_init_sets_the_documented_defaults():
     for name, value in ENUM_DEFAULTS.items():
         assert getattr(config, name) == value, name
     for name in ["software_statement", "base_url", "storage_path", "device_info_json", "device_id", "redirect_url",
-                 "domain_name", "activation_url", "log", "log_user_data", "partner", "transport", "store_key"]:
+                 "domain_name", "activation_url", "log", "log_user_data", "partner", "transport", "store_key",
+                 "ca_file", "ca_path", "pinned_public_keys", "proxy"]:
         assert not getattr(config, name), name
     assert config.store_key_length == 0
 
@@ -45,6 +47,7 @@ def test_the_python_clients_defaults_are_the_libraries():
     for name in ZERO_MEANS_DEFAULT + list(ENUM_DEFAULTS):
         assert parameters[name].default == getattr(config, name), name
     for name in ["base_url", "storage_path", "device_id", "device_info", "redirect_url", "domain_name",
-                 "activation_url", "partner", "transport", "store_key", "log"]:
+                 "activation_url", "partner", "transport", "store_key", "log", "ca_file", "ca_path",
+                 "pinned_public_keys", "proxy"]:
         assert parameters[name].default is None, name
     assert Partner().timeout_ms == 0 and Partner().name is None  # the library's 60 s / 10 s and "Apple"

@@ -42,6 +42,9 @@ public struct Settings: Sendable {
     public var callbackMode: CallbackMode = Defaults.callbackMode
     /// The host's HTTP stack (C hosts: ae_config.transport); nil: libcurl.
     public var transport: (any HTTPTransport)?
+    /// libcurl's TLS and proxy settings: an operator's CAs, pins, the oldest TLS version, a proxy
+    /// (not used with a host transport, which verifies TLS itself).
+    public var tls = TLSOptions()
     public var logLevel: LogLevel = Defaults.logLevel
     public var logSink: (@Sendable (LogLevel, String) -> Void)?
 
@@ -56,6 +59,7 @@ public struct Settings: Sendable {
         if redirectURL.isEmpty { return "redirect_url is empty" }
         if deviceID?.isEmpty == true { return "device_id is empty" }
         if let storeKey, storeKey.count != Sealer.keyLength { return "store_key must be \(Sealer.keyLength) bytes, not \(storeKey.count)" }
+        if let problem = tls.validate() { return problem }
         // Numbers as the C ABI checks them (Swift hosts reach the same engine): negative ones are
         // refused, not turned into a trap or a wait of years.
         if pollIntervalMillis <= 0 { return "poll_interval_ms must be positive" }

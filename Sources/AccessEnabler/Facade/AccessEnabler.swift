@@ -47,6 +47,7 @@ public final class AccessEnabler: @unchecked Sendable {
         options.connectTimeoutMs = settings.connectTimeoutMillis
         options.totalTimeoutMs = settings.requestTimeoutMillis
         options.userAgent = "AccessEnabler-Linux/\(Version.string)"
+        options.tls = settings.tls
         try self.init(settings: settings, transport: nil, transportOptions: options, clock: SystemClock())
     }
 
@@ -367,7 +368,7 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
 /// The library version (the header's AE_VERSION_*).
 public enum Version {
     public static let major: Int32 = 1
-    public static let minor: Int32 = 0
+    public static let minor: Int32 = 1
     public static let patch: Int32 = 0
     public static var number: Int32 { major * 10000 + minor * 100 + patch }
     public static var string: String { "\(major).\(minor).\(patch)" }

@@ -41,9 +41,11 @@ package enum StatusCatalog {
     private static func transport(_ error: ServiceError) -> AdvancedStatus? {
         guard case .transport(let transport) = error else { return nil }
         switch transport {
-        case .tls:
+        case .tls(let failure):
+            // AccessEnabler's one code for HTTPS security errors; the cause names which (docs/ERRORS.md).
             return AdvancedStatus(
-                "SEC420", .error, "HTTPS security error talking to Adobe: \(transport.summary).",
+                "SEC420", .error, "HTTPS security error talking to Adobe (\(failure.cause.rawValue)): \(failure.detail).",
+                details: failure.cause.rawValue, extras: ["cause": .string(failure.cause.rawValue)],
                 enhancedError: error.enhancedError)
         default:
             return AdvancedStatus(

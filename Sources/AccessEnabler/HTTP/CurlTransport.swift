@@ -12,6 +12,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         /// Bodies larger than this end the exchange with `.bodyTooLarge` (hostile or broken servers).
         package var maxBodyBytes: Int = Defaults.maxBodyBytes
         package var userAgent: String = "AccessEnabler-Linux"
+        /// Whom to trust, the oldest TLS version, pins, the proxy (validated by the facade).
+        package var tls = TLSOptions()
         package init() {}
     }
 
@@ -26,6 +28,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         var body: [UInt8] = []
         var overLimit = false
         let maxBodyBytes: Int
+        /// libcurl's message for a failure (CURLOPT_ERRORBUFFER): more than curl_easy_strerror says.
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
         init(
             id: Int, request: HTTPRequest, maxBodyBytes: Int,
@@ -35,7 +39,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             self.request = request
             self.maxBodyBytes = maxBodyBytes
             self.completion = completion
+            errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         }
+
+        deinit { errorBuffer.deallocate() }
     }
 
     private struct Pending {
@@ -46,6 +53,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     }
 
     private let options: Options
+    /// The CA certificates to trust when ca_file is set (with the system's bundle unless ca_mode is
+    /// AE_CA_ONLY), handed to libcurl as a blob it reads in place; nil: libcurl's defaults.
+    private let caBundle: UnsafeMutableRawBufferPointer?
     private let multi: UnsafeMutableRawPointer
     private let pending = Locked(Pending())
     private var active: [Int: Exchange] = [:]  // network thread only
@@ -55,6 +65,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     package init(options: Options) {
         self.options = options
         _ = ccurl_global_init_once()
+        caBundle = Self.caBundle(options.tls)
         multi = curl_multi_init()!
         // At most 8 connections to one host (more requests queue inside libcurl; HTTP/2 multiplexes).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
@@ -77,7 +88,27 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     deinit {
         curl_multi_cleanup(multi)
+        caBundle?.deallocate()  // after the last handle that read it
     }
+
+    /// The bundle for CURLOPT_CAINFO_BLOB: ca_file, after the system's bundle unless only the given
+    /// CAs are trusted. nil without ca_file (libcurl then reads its default bundle, or none).
+    private static func caBundle(_ tls: TLSOptions) -> UnsafeMutableRawBufferPointer? {
+        guard let caFile = tls.caFile, let operator_ = SystemFile.read(caFile) else { return nil }
+        var bundle: [UInt8] = []
+        if tls.trustSystemStore, let path = Self.systemBundlePath, let system = SystemFile.read(path) {
+            bundle = system + [UInt8(ascii: "\n")]
+        }
+        bundle += operator_
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bundle.count, alignment: 1)
+        bundle.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return buffer
+    }
+
+    /// libcurl's own default CA bundle (Debian: /etc/ssl/certs/ca-certificates.crt).
+    private static let systemBundlePath: String? = {
+        ccurl_default_cainfo().map { String(cString: $0) }
+    }()
 
     package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let id = pending.withLock { state -> Int in
@@ -158,6 +189,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // TLS verification is always on (libcurl's defaults, stated so no build can change them).
         _ = ccurl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         _ = ccurl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        applyTLS(easy)
+        _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, exchange.errorBuffer)
         _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs)
         _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, options.totalTimeoutMs)
         _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
@@ -208,6 +241,58 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         curl_multi_add_handle(multi, easy)
     }
 
+    /// Whom to trust, the oldest version, the pins and the way out (TLSOptions).
+    private func applyTLS(_ easy: UnsafeMutableRawPointer) {
+        let tls = options.tls
+        if let caBundle {
+            _ = ccurl_setopt_blob(easy, CURLOPT_CAINFO_BLOB, caBundle.baseAddress, caBundle.count)
+        } else if !tls.trustSystemStore {
+            _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, nil)  // not libcurl's default bundle
+        }
+        if let caPath = tls.caPath {
+            _ = ccurl_setopt_string(easy, CURLOPT_CAPATH, caPath)
+        } else if !tls.trustSystemStore {
+            _ = ccurl_setopt_string(easy, CURLOPT_CAPATH, nil)
+        }
+        _ = ccurl_setopt_long(easy, CURLOPT_SSLVERSION, tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2)
+        if !tls.pinnedPublicKeys.isEmpty {
+            _ = ccurl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
+        }
+        // An explicit proxy; else "" turns off libcurl's reading of the environment (https_proxy, ...)
+        // unless the host asked for it.
+        if let proxy = tls.proxy {
+            _ = ccurl_setopt_string(easy, CURLOPT_PROXY, proxy)
+        } else if !tls.proxyFromEnvironment {
+            _ = ccurl_setopt_string(easy, CURLOPT_PROXY, "")
+        }
+    }
+
+    /// Why verification or the handshake failed: OpenSSL's verify result names the certificate
+    /// problems; libcurl's own host name check and the rest are told by the code and its message.
+    private static func tlsCause(_ code: CURLcode, verifyResult: Int, message: String) -> TLSFailure.Cause {
+        switch code {
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return .pinnedKeyMismatch
+        case CURLE_SSL_CACERT_BADFILE: return .caFileUnusable
+        default: break
+        }
+        switch verifyResult {  // X509_V_ERR_*
+        case 9: return .certificateNotYetValid
+        case 10: return .certificateExpired
+        case 18, 19: return .certificateSelfSigned
+        case 2, 20, 21: return .certificateUntrusted
+        case 62, 64: return .hostNameMismatch
+        default: break
+        }
+        let text = message.lowercased()
+        if code == CURLE_PEER_FAILED_VERIFICATION {
+            return text.contains("name") ? .hostNameMismatch : .certificateUntrusted
+        }
+        if text.contains("unsupported protocol") || text.contains("protocol version") || text.contains("no protocols available") {
+            return .protocolVersion
+        }
+        return .handshakeFailed
+    }
+
     private func outcome(of exchange: Exchange, code: CURLcode) -> Result<HTTPResponse, TransportError> {
         if code == CURLE_OK {
             var status = 0
@@ -215,7 +300,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             return .success(HTTPResponse(status: status, headers: exchange.headers, body: exchange.body))
         }
         if exchange.overLimit { return .failure(.bodyTooLarge(limit: exchange.maxBodyBytes)) }
-        let text = String(cString: curl_easy_strerror(code))
+        let detail = String(cString: exchange.errorBuffer)
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return .failure(.cannotConnect(text))
@@ -223,7 +309,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             return .failure(.timedOut)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            return .failure(.tls(text))
+            var verifyResult = 0
+            if let easy = exchange.easy { _ = ccurl_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult) }
+            return .failure(.tls(TLSFailure(Self.tlsCause(code, verifyResult: verifyResult, message: text), text)))
         default:
             return .failure(.failed(text))
         }

@@ -70,8 +70,8 @@ public enum TransportError: Error, Sendable, Equatable {
     case cannotConnect(String)
     /// The connect or total timeout passed.
     case timedOut
-    /// TLS handshake or certificate verification failed.
-    case tls(String)
+    /// TLS handshake or certificate verification failed, and why (`TLSFailure.cause`).
+    case tls(TLSFailure)
     /// The body exceeded the size the client accepts.
     case bodyTooLarge(limit: Int)
     /// The connection broke after the request was sent (reset, truncated body, ...).

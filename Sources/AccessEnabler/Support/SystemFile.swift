@@ -14,4 +14,22 @@ package enum SystemFile {
         let trimmed = line.filter { $0 != "\n" && $0 != "\r" && $0 != "\0" }
         return trimmed.isEmpty ? nil : trimmed
     }
+
+    /// A whole file of at most `limit` bytes (CA bundles: a system's is about 200 KB); nil when it
+    /// cannot be opened or read, or is larger (errno tells why, EFBIG for the size).
+    package static func read(_ path: String, limit: Int = 16 << 20) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            bytes.append(contentsOf: chunk.prefix(count))
+            if bytes.count > limit {
+                errno = EFBIG
+                return nil
+            }
+            if count < chunk.count { return ferror(file) == 0 ? bytes : nil }
+        }
+    }
 }

@@ -13,6 +13,10 @@ CURLcode ccurl_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode ccurl_setopt_string(CURL *easy, CURLoption option, const char *value);
 CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn);
+/// A struct curl_blob option that libcurl reads in place (CURL_BLOB_NOCOPY): `data` must outlive the handle.
+CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t length);
+/// libcurl's default CA bundle file (curl_version_info's cainfo), or NULL.
+const char *ccurl_default_cainfo(void);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out);
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out);

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-/* ------------------------------------------------------------------ ae_config v1 ... v4 */
+/* ------------------------------------------------------------------ ae_config v1 ... v5 */
 #define AE_CONFIG_V1_FIELDS                                                                          \
     uint32_t version;                                                                                \
     const char *software_statement;                                                                  \
@@ -39,11 +39,15 @@
 #define AE_CONFIG_V2_FIELDS AE_CONFIG_V1_FIELDS const ae_partner_framework *partner;
 #define AE_CONFIG_V3_FIELDS AE_CONFIG_V2_FIELDS int32_t callback_mode; const ae_http_transport *transport;
 #define AE_CONFIG_V4_FIELDS AE_CONFIG_V3_FIELDS const uint8_t *store_key; size_t store_key_length; int32_t store_check;
+#define AE_CONFIG_V5_FIELDS                                                                          \
+    AE_CONFIG_V4_FIELDS const char *ca_file; const char *ca_path; const char *pinned_public_keys;     \
+    const char *proxy; int32_t ca_mode; int32_t min_tls_version; int32_t proxy_from_environment;
 
 typedef struct { AE_CONFIG_V1_FIELDS } ae_config_v1;
 typedef struct { AE_CONFIG_V2_FIELDS } ae_config_v2;
 typedef struct { AE_CONFIG_V3_FIELDS } ae_config_v3;
 typedef struct { AE_CONFIG_V4_FIELDS } ae_config_v4;
+typedef struct { AE_CONFIG_V5_FIELDS } ae_config_v5;
 
 /* ------------------------------------------------------------------ ae_partner_framework v1, v2 */
 #define AE_PARTNER_V1_FIELDS                                                                         \
@@ -93,8 +97,8 @@ typedef struct {
     _Static_assert(offsetof(old, field) == offsetof(current, field), #old "." #field " moved in " #current)
 
 /* The newest frozen layout is today's whole struct: a new version must freeze it here first. */
-_Static_assert(AE_CONFIG_VERSION == 4 && sizeof(ae_config_v4) == sizeof(ae_config),
-               "ae_config has a new version: freeze ae_config_v4's successor in Tests/c/abi/layouts.h");
+_Static_assert(AE_CONFIG_VERSION == 5 && sizeof(ae_config_v5) == sizeof(ae_config),
+               "ae_config has a new version: freeze ae_config_v5's successor in Tests/c/abi/layouts.h");
 _Static_assert(AE_PARTNER_FRAMEWORK_VERSION == 2 && sizeof(ae_partner_framework_v2) == sizeof(ae_partner_framework),
                "ae_partner_framework has a new version: freeze it in Tests/c/abi/layouts.h");
 _Static_assert(AE_DELEGATE_VERSION == 1 && sizeof(ae_delegate_v1) == sizeof(ae_delegate),
@@ -126,6 +130,13 @@ AE_SAME_FIELD(ae_config_v3, ae_config, transport);
 AE_SAME_FIELD(ae_config_v4, ae_config, store_key);
 AE_SAME_FIELD(ae_config_v4, ae_config, store_key_length);
 AE_SAME_FIELD(ae_config_v4, ae_config, store_check);
+AE_SAME_FIELD(ae_config_v5, ae_config, ca_file);
+AE_SAME_FIELD(ae_config_v5, ae_config, ca_path);
+AE_SAME_FIELD(ae_config_v5, ae_config, pinned_public_keys);
+AE_SAME_FIELD(ae_config_v5, ae_config, proxy);
+AE_SAME_FIELD(ae_config_v5, ae_config, ca_mode);
+AE_SAME_FIELD(ae_config_v5, ae_config, min_tls_version);
+AE_SAME_FIELD(ae_config_v5, ae_config, proxy_from_environment);
 
 AE_SAME_FIELD(ae_partner_framework_v1, ae_partner_framework, user_data);
 AE_SAME_FIELD(ae_partner_framework_v1, ae_partner_framework, name);

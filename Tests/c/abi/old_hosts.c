@@ -322,14 +322,14 @@ static void transport_flow(const ae_delegate_v1 *delegate) {
 /* Hosts compiled against a header newer than the library: refused, nothing created. */
 static void newer_hosts(const ae_delegate_v1 *delegate) {
     ae_client *client = (ae_client *)delegate; /* not NULL: create must set it to NULL */
-    ae_config_v4 *config = (ae_config_v4 *)exact(sizeof *config);
+    ae_config_v5 *config = (ae_config_v5 *)exact(sizeof *config);
     ae_config_init((ae_config *)config, AE_CONFIG_VERSION);
     FILL_CONFIG(config, "old-host-newer");
     config->version = AE_CONFIG_VERSION + 1;
     CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION &&
               client == NULL,
           "a config newer than the library");
-    CHECK(message_names("ae_config version 5", "1...4"), "newer config: the message names both versions");
+    CHECK(message_names("ae_config version 6", "1...5"), "newer config: the message names both versions");
     config->version = 0;
     CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION,
           "a config of version 0");
@@ -375,6 +375,7 @@ int main(int argc, char **argv) {
     check_init(CONFIG, 2, sizeof(ae_config_v2), AE_CONFIG_VERSION);
     check_init(CONFIG, 3, sizeof(ae_config_v3), AE_CONFIG_VERSION);
     check_init(CONFIG, 4, sizeof(ae_config_v4), AE_CONFIG_VERSION);
+    check_init(CONFIG, 5, sizeof(ae_config_v5), AE_CONFIG_VERSION);
     check_init(DELEGATE, 1, sizeof(ae_delegate_v1), AE_DELEGATE_VERSION);
     check_init(PARTNER, 1, sizeof(ae_partner_framework_v1), AE_PARTNER_FRAMEWORK_VERSION);
     check_init(PARTNER, 2, sizeof(ae_partner_framework_v2), AE_PARTNER_FRAMEWORK_VERSION);
@@ -397,6 +398,7 @@ int main(int argc, char **argv) {
     CONFIG_FLOW(ae_config_v2, 2);
     CONFIG_FLOW(ae_config_v3, 3);
     CONFIG_FLOW(ae_config_v4, 4);
+    CONFIG_FLOW(ae_config_v5, 5);
     partner_flows(delegate);
     transport_flow(delegate);
     newer_hosts(delegate);
@@ -406,7 +408,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "old_hosts: %d of %d checks failed\n", failures, checks);
         return 1;
     }
-    printf("old_hosts: %d checks passed (ae_config v1-v4, ae_partner_framework v1-v2, ae_delegate v1, "
+    printf("old_hosts: %d checks passed (ae_config v1-v5, ae_partner_framework v1-v2, ae_delegate v1, "
            "ae_http_transport v1; newer versions refused)\n",
            checks);
     return 0;
