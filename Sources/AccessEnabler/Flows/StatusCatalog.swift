@@ -37,6 +37,13 @@ package enum StatusCatalog {
         }
     }
 
+    /// SEC420 for a TLS failure, whichever call met it: a security error is named as one (with its
+    /// cause), not as the call's generic network error (Z120, REG500, N500).
+    private static func security(_ error: ServiceError) -> AdvancedStatus? {
+        guard case .transport(.tls) = error else { return nil }
+        return transport(error)
+    }
+
     /// Network failures while talking to Adobe, named the way setRequestor names them.
     private static func transport(_ error: ServiceError) -> AdvancedStatus? {
         guard case .transport(let transport) = error else { return nil }
@@ -73,6 +80,7 @@ package enum StatusCatalog {
         switch failure.stage {
         case .registration, .accessToken: return requestorFailure(failure)
         case .call:
+            if let security = security(failure.error) { return security }
             let enhanced = failure.error.enhancedError
             if case .enhanced(let error, _) = failure.error,
                 error.code == "invalid_authentication_session" || error.code == "invalid_parameter_code"
@@ -167,6 +175,7 @@ package enum StatusCatalog {
         switch failure.stage {
         case .registration, .accessToken: return requestorFailure(failure)
         case .call:
+            if let security = security(failure.error) { return security }
             let enhanced = failure.error.enhancedError
             switch failure.error {
             case .transport, .throttled:

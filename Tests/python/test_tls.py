@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The SDK over a real TLS front (nghttpx, tlsfront.py) with test certificates made at test time:
+the flows over TLS 1.3 with HTTP/2 and with HTTP/1.1, an operator's CA bundle (ca_file, ca_path),
+pinned keys, and the certificate-failure matrix. Each failure ends in its documented callback with
+SEC420 and a named cause, sends nothing to Adobe (the front forwarded no request), and the same
+client succeeds once the front is fixed, its store intact."""
+import time
+
+import pytest
+import tlsfront
+from conftest import login
+from harness import Recorder, ae
+
+SOFTWARE = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InRscyJ9.c2ln"
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory):
+    return tlsfront.make_pki(tmp_path_factory.mktemp("pki"))
+
+
+class Fronts:
+    """Starts TLS fronts (and broken servers) before the emulator; stops them after the test. `port`
+    restarts a front on the port of one that was stopped: the same URL, "fixed"."""
+
+    def __init__(self, emulator, directory):
+        self.emulator, self.directory, self.running = emulator, directory, []
+
+    def start(self, pair, port=None, **options):
+        front = tlsfront.Front(self.emulator.url, pair, self.directory, **options)
+        if port is not None:
+            front._sockets = lambda: [tlsfront._listen("127.0.0.1", port)]
+        front.start()
+        self.running.append(front)
+        return front
+
+    def broken(self, kind):
+        server = kind()
+        server.__enter__()
+        self.running.append(server)
+        return server
+
+    def stop_all(self):
+        for front in self.running:
+            front.stop()
+
+
+@pytest.fixture
+def fronts(emulator, tmp_path):
+    fronts = Fronts(emulator, tmp_path)
+    yield fronts
+    fronts.stop_all()
+
+
+def client_for(make_client, pki, url, **options):
+    return make_client(base_url=url, ca_file=str(pki.ca_file), **options)
+
+
+def sec420(recorder):
+    status = recorder.find_status("SEC420")
+    assert status is not None, recorder.summary()
+    assert status["cause"] == status["details"] and status["cause"] in status["message"]
+    return status
+
+
+# --- the flows over TLS, HTTP/2 and HTTP/1.1 ------------------------------------------------------
+
+@pytest.mark.parametrize("alpn,protocol", [("h2,http/1.1", "h2"), ("http/1.1", "http/1.1")])
+def test_the_whole_flow_over_tls(fronts, pki, make_client, recorder, emulator, alpn, protocol):
+    front = fronts.start(pki.good, alpn=alpn)
+    client = client_for(make_client, pki, front.url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(client, recorder, emulator)
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+    client.check_preauthorized_resources(["LIVE", "NEWS"], False)
+    recorder.wait("preauthorized_resources")
+    client.logout()
+    recorder.wait("set_authentication_status", lambda status, code: status == 0)
+    requests = front.requests()
+    assert requests and {r.alpn for r in requests} == {protocol}, requests
+    assert len(requests) == len(emulator.log()), "every request went through the front"
+
+
+def test_an_operator_ca_path_alone_is_enough(fronts, pki, make_client, recorder):
+    front = fronts.start(pki.good)
+    client = make_client(base_url=front.url, ca_path=str(pki.ca_path), ca_mode=ae.AE_CA_ONLY)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+
+
+def test_without_the_operator_ca_the_test_root_is_not_trusted(fronts, pki, make_client, recorder, emulator):
+    front = fronts.start(pki.good)
+    client = make_client(base_url=front.url)  # the system's store only
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert sec420(recorder)["cause"] == "certificate_untrusted"
+    assert emulator.log() == [] and front.requests() == []
+
+
+def test_the_right_pin_passes_and_a_wrong_one_is_refused(fronts, pki, make_client, recorder, emulator):
+    front = fronts.start(pki.good)
+    client = client_for(make_client, pki, front.url, pinned_public_keys=[tlsfront.pin(pki.untrusted.cert)])
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert sec420(recorder)["cause"] == "pinned_key_mismatch"
+    assert emulator.log() == []
+    pinned = Recorder()
+    other = client_for(make_client, pki, front.url, delegate=pinned, device_id="tv-device-2",
+                       pinned_public_keys=[tlsfront.pin(pki.untrusted.cert), tlsfront.pin(pki.good.cert)])
+    other.set_requestor("REF30")
+    assert pinned.wait("set_requestor_complete") == (1,)
+
+
+def test_tls_1_3_only_refuses_a_tls_1_2_server(fronts, pki, make_client, recorder, emulator):
+    front = fronts.start(pki.good, tls_max="1.2")
+    client = client_for(make_client, pki, front.url, min_tls_version=ae.AE_TLS_1_3)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert sec420(recorder)["cause"] == "tls_version_refused"
+    assert emulator.log() == []
+
+
+# --- the certificate-failure matrix ---------------------------------------------------------------
+
+MATRIX = [
+    ("expired", "certificate_expired"),
+    ("not_yet_valid", "certificate_not_yet_valid"),
+    ("wrong_host", "host_name_mismatch"),
+    ("self_signed", "certificate_self_signed"),
+    ("untrusted", "certificate_untrusted"),
+    ("tls_1_1_only", "tls_version_refused"),
+]
+
+
+@pytest.mark.parametrize("case,cause", MATRIX)
+def test_a_bad_front_is_sec420_with_its_cause_sends_nothing_and_the_fixed_front_works(
+        fronts, pki, make_client, recorder, emulator, tmp_path, case, cause):
+    store = str(tmp_path / "store.sqlite")
+    if case == "tls_1_1_only":
+        bad = fronts.start(pki.good, tls_max="1.1")
+    else:
+        bad = fronts.start(getattr(pki, case))
+    client = client_for(make_client, pki, bad.url, storage_path=store)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert sec420(recorder)["cause"] == cause
+    assert emulator.log() == [] and bad.requests() == [], "no request (so no credential) left the SDK"
+    # The front is fixed (the same URL, a good certificate): the same client goes on.
+    bad.stop()
+    fronts.start(pki.good, port=bad.port)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", count=2) == (1,)
+
+
+def test_a_certificate_going_bad_mid_session_loses_nothing(fronts, pki, make_client, recorder, emulator, tmp_path):
+    store = str(tmp_path / "store.sqlite")
+    good = fronts.start(pki.good)
+    client = client_for(make_client, pki, good.url, storage_path=store)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(client, recorder, emulator)
+    good.stop()
+    bad = fronts.start(pki.expired, port=good.port)
+    client.get_authorization("LIVE")
+    failed = recorder.wait("token_request_failed")
+    assert failed[0] == "LIVE"
+    assert sec420(recorder)["cause"] == "certificate_expired"
+    assert bad.requests() == []
+    bad.stop()
+    fronts.start(pki.good, port=good.port)
+    client.check_authentication()
+    assert recorder.wait("set_authentication_status", count=2) == (1, ""), "the profile survived"
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+
+
+@pytest.mark.parametrize("kind", [tlsfront.HandshakeDropper, tlsfront.GarbageServer])
+def test_a_server_that_breaks_the_handshake_is_sec420(fronts, pki, make_client, recorder, emulator, kind):
+    server = fronts.broken(kind)
+    client = client_for(make_client, pki, server.url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (0,)
+    assert sec420(recorder)["cause"] == "handshake_failed"
+    assert emulator.log() == []
+
+
+def test_a_server_that_stalls_ends_within_the_timeout(fronts, pki, make_client, recorder, emulator):
+    server = fronts.broken(tlsfront.StallServer)
+    client = client_for(make_client, pki, server.url, connect_timeout_ms=1000, request_timeout_ms=1500)
+    started = time.monotonic()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", timeout=20) == (0,)
+    assert time.monotonic() - started < 15, "bounded by the timeouts (and the SDK's retries)"
+    assert any(s["errorId"] in ("CFG404", "SEC420") for s in recorder.statuses())
+    assert emulator.log() == []
