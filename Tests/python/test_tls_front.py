@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tlsfront import NGHTTPX, Front, make_pki, pin
+from tlsfront import NGHTTPX, Front, GarbageServer, HandshakeDropper, StallServer, make_pki, pin
 
 ROOT = Path(__file__).resolve().parents[2]
 CURL = shutil.which("curl")
@@ -264,3 +264,29 @@ def alive(pid):
     except FileNotFoundError:
         return False
     return "\nState:\tZ" not in status
+
+
+def test_handshake_dropper_resets_the_handshake():
+    with HandshakeDropper() as dropper:
+        with pytest.raises((ConnectionResetError, ssl.SSLError)):
+            handshake(dropper.port, ssl.create_default_context())
+        dropper.wait_connections(1)
+        assert dropper.received[0][:2] == b"\x16\x03"  # a TLS handshake record: the ClientHello
+
+
+def test_garbage_server_is_no_tls():
+    with GarbageServer() as garbage:
+        with pytest.raises(ssl.SSLError, match="WRONG_VERSION_NUMBER"):
+            handshake(garbage.port, ssl.create_default_context())
+        assert garbage.connections == 1
+
+
+def test_stall_server_holds_the_handshake_until_the_client_gives_up():
+    with StallServer() as stall:
+        context = ssl.create_default_context()
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", stall.port), timeout=0.5) as raw:
+            with pytest.raises(TimeoutError):
+                context.wrap_socket(raw, server_hostname="localhost")
+        assert time.monotonic() - started >= 0.5
+        assert (stall.connections, stall.received[0][:2]) == (1, b"\x16\x03")

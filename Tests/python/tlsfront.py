@@ -19,7 +19,8 @@ share another.
 `Front(backend_url, pair, directory, alpn=..., tls_min=..., tls_max=..., ipv6=...)` runs nghttpx (TLS on
 127.0.0.1 and optionally [::1]) in front of a plain-HTTP backend; `requests()` reads its access log.
 nghttpx ends when the thread that started it does, even if the test process is killed (PR_SET_PDEATHSIG):
-start a Front from the main thread (pytest fixtures run there).
+start a Front from the main thread (pytest fixtures run there). `HandshakeDropper`, `GarbageServer` and
+`StallServer` are TCP servers (threads) that break TLS on purpose.
 
 tests: test_tls_front.py (runs without the library: `pytest --noconftest`, see there).
 """
@@ -32,6 +33,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -393,3 +395,119 @@ class Front:
         """The clients ("address port") of the access log's requests, each once, in order of first request."""
         return list(dict.fromkeys(r.client for r in self.requests()))
 
+
+class _BrokenServer:
+    """A TCP server on 127.0.0.1 (a free port, listening once constructed) that hands each connection to
+    `handle` on a thread of its own. `connections`: how many it accepted; `received`: the first bytes of
+    each (a TLS client's ClientHello: b"\\x16\\x03…")."""
+
+    hello_timeout = 5  # seconds to wait for the first bytes; then the connection is closed
+
+    def __init__(self):
+        self._listener = _listen("127.0.0.1")
+        self._listener.settimeout(0.05)  # the accept loop checks `_stopped` this often
+        self.port = self._listener.getsockname()[1]
+        self.connections = 0
+        self.received = []
+        self._open = set()
+        self._condition = threading.Condition()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True, name=type(self).__name__)
+        self._thread.start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self):
+        return f"https://localhost:{self.port}"
+
+    @property
+    def url_ip(self):
+        return f"https://127.0.0.1:{self.port}"
+
+    def _accept(self):
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with self._condition:
+                self.connections += 1
+                self._open.add(conn)
+                self._condition.notify_all()
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        try:
+            conn.settimeout(self.hello_timeout)
+            data = conn.recv(65536)
+            with self._condition:
+                self.received.append(data)
+            self.handle(conn)
+        except OSError:
+            self._close(conn)
+
+    def handle(self, conn):
+        raise NotImplementedError
+
+    def _close(self, conn, reset=False):
+        with self._condition:
+            self._open.discard(conn)
+        if reset:  # SO_LINGER on, 0 s: close() sends a RST, not a FIN
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.close()
+
+    def wait_connections(self, count, timeout=10):
+        """Waits until `count` connections were accepted; AssertionError after `timeout` s."""
+        with self._condition:
+            if not self._condition.wait_for(lambda: self.connections >= count, timeout):
+                raise AssertionError(f"{type(self).__name__}: {self.connections} connections, not {count}")
+
+    def stop(self):
+        self._stopped.set()
+        self._thread.join()
+        self._listener.close()
+        with self._condition:
+            held, self._open = list(self._open), set()
+        for conn in held:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # wakes a thread still waiting in recv()
+            except OSError:
+                pass
+            conn.close()
+
+
+class HandshakeDropper(_BrokenServer):
+    """Reads the ClientHello, then resets the connection: a server that drops the handshake midway."""
+
+    def handle(self, conn):
+        self._close(conn, reset=True)
+
+
+class GarbageServer(_BrokenServer):
+    """Reads the ClientHello, answers `garbage` (default: a plain-HTTP error, as an http:// server on an
+    https:// URL would) and closes the connection."""
+
+    def __init__(self, garbage=b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"):
+        self.garbage = garbage
+        super().__init__()
+
+    def handle(self, conn):
+        conn.sendall(self.garbage)
+        conn.shutdown(socket.SHUT_WR)
+        self._close(conn)
+
+
+class StallServer(_BrokenServer):
+    """Accepts, reads the ClientHello and then says nothing, holding the connection open until stop()."""
+
+    hello_timeout = None
+
+    def handle(self, conn):
+        pass
