@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tlsfront import NGHTTPX, Front, GarbageServer, HandshakeDropper, StallServer, make_pki, pin
+from tlsfront import (NGHTTPX, STATIC_RSA_CIPHERS, Front, GarbageServer, HandshakeDropper, StallServer, make_pki,
+                      pin)
 
 ROOT = Path(__file__).resolve().parents[2]
 CURL = shutil.which("curl")
@@ -109,6 +110,7 @@ def test_pki_has_the_root_under_its_hash_and_the_pin_of_openssl(pki):
 
 @pytest.mark.parametrize("name, error", [
     ("good", None),
+    ("good_rsa", None),
     ("expired", "certificate has expired"),
     ("not_yet_valid", "certificate is not yet valid"),
     ("wrong_host", "hostname mismatch"),
@@ -236,6 +238,22 @@ def test_tls11_only_front_refuses_tls12_clients_and_serves_tls11(pki, front):
     legacy.set_ciphers("DEFAULT:@SECLEVEL=0")
     assert "throttle" in get_config(http.client.HTTPSConnection("localhost", old.port, context=legacy, timeout=10))
     assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [("TLSv1.1", "http/1.1")]
+
+
+@needs_curl
+def test_a_tls11_front_that_libcurl_completes_at_its_default_security_level(pki, front):
+    """TLS 1.1 signs its handshake with SHA-1 (ECDSA) or MD5+SHA-1 (RSA), which OpenSSL 3 refuses at
+    level 1 on either side; RSA key exchange (pki.good_rsa, STATIC_RSA_CIPHERS) signs nothing."""
+    def tls11_curl(served):
+        return curl("--tlsv1.0", "--tls-max", "1.1", "--cacert", pki.ca_file, "-o", "/dev/null",
+                    "-w", "%{http_code}", f"{served.url}/_emulator/config")
+
+    signed = tls11_curl(front(pki.good, tls_max="1.1"))
+    assert signed.returncode == 35 and "legacy sigalg disallowed" in signed.stderr, signed.stderr
+    unsigned = front(pki.good_rsa, tls_max="1.1", ciphers=STATIC_RSA_CIPHERS)
+    done = tls11_curl(unsigned)
+    assert (done.returncode, done.stdout) == (0, "200"), done.stderr
+    assert [(r.tls, r.cipher) for r in wait_requests(unsigned, 1)] == [("TLSv1.1", "AES128-SHA")]
 
 
 def test_front_that_cannot_start_raises_with_the_nghttpx_log(pki, backend, tmp_path):

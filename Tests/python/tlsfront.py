@@ -14,7 +14,8 @@ An SDK client under test takes `base_url=front.url` and trusts `pki.ca_file` (or
 certificates `good`, `expired`, `not_yet_valid`, `wrong_host` (only `wrong.example`), `self_signed` and
 `untrusted` (signed by a second root that is in neither), each a `Pair` with `.cert` and `.key`. `good`,
 `expired`, `not_yet_valid` and `wrong_host` share one key (one `pin()`); `self_signed` and `untrusted`
-share another.
+share another. Their keys are EC P-256; `good_rsa` is `good` with an RSA 2048 key (for a TLS 1.0/1.1
+front that a client at OpenSSL's default security level accepts: see Front).
 
 `Front(backend_url, pair, directory, alpn=..., tls_min=..., tls_max=..., ipv6=...)` runs nghttpx (TLS on
 127.0.0.1 and optionally [::1]) in front of a plain-HTTP backend; `requests()` reads its access log.
@@ -41,6 +42,7 @@ from typing import NamedTuple
 
 NGHTTPX = shutil.which("nghttpx") or "/usr/sbin/nghttpx"  # Debian: nghttp2-proxy, outside a user's PATH
 LEGACY_CIPHERS = "DEFAULT:@SECLEVEL=0"  # OpenSSL 3 refuses TLS 1.0/1.1 at the default security level 1
+STATIC_RSA_CIPHERS = "AES128-SHA:AES256-SHA:@SECLEVEL=0"  # TLS 1.0/1.1 without a handshake signature
 DAY = 86400
 
 
@@ -61,6 +63,7 @@ class Pki(NamedTuple):
     wrong_host: Pair
     self_signed: Pair
     untrusted: Pair
+    good_rsa: Pair
 
 
 # One `openssl ca` configuration for every certificate: the database in ca-db/, an extension section each.
@@ -87,6 +90,13 @@ subjectKeyIdentifier = hash
 [server]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+[server_rsa]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
@@ -121,7 +131,7 @@ def _utc(t):
 
 
 def make_pki(directory):
-    """Creates the test PKI in `directory` (about 16 openssl runs, ~0.1 s); returns its Pki."""
+    """Creates the test PKI in `directory` (18 openssl runs, ~0.2 s with the RSA key); returns its Pki."""
     d = Path(directory)
     (d / "ca-db").mkdir(parents=True, exist_ok=True)
     (d / "ca-db/index.txt").write_text("")
@@ -133,8 +143,8 @@ def make_pki(directory):
     def openssl(*args):
         return _run(["openssl", *args], cwd=d, env=env)
 
-    def key_and_request(name, subject):
-        openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+    def key_and_request(name, subject, key=("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256")):
+        openssl("req", "-new", *key, "-nodes",
                 "-keyout", f"{name}.key", "-out", f"ca-db/{name}.csr", "-subj", subject)
         return d / f"{name}.key"
 
@@ -153,6 +163,7 @@ def make_pki(directory):
         key = key_and_request(root, subject)
         roots[root] = Pair(sign(root, root, None, "root", (-1, 3650), subject), key)
     server_key, other_key = key_and_request("server", "/CN=localhost"), key_and_request("other", "/CN=localhost")
+    rsa_key = key_and_request("rsa", "/CN=localhost", ("-newkey", "rsa:2048"))
     current, wrong = (-1, 30), "/CN=wrong.example"
     leaves = {
         "good": Pair(sign("good", "server", "root", "server", current), server_key),
@@ -161,6 +172,7 @@ def make_pki(directory):
         "wrong_host": Pair(sign("wrong_host", "server", "root", "wrong_host", current, wrong), server_key),
         "self_signed": Pair(sign("self_signed", "other", None, "self_signed", current), other_key),
         "untrusted": Pair(sign("untrusted", "other", "other_root", "server", current), other_key),
+        "good_rsa": Pair(sign("good_rsa", "rsa", "root", "server_rsa", current), rsa_key),
     }
     ca_path = d / "ca_path"
     ca_path.mkdir(exist_ok=True)
@@ -242,7 +254,9 @@ class Front:
     (nghttpx's default: 1.2 … 1.3; a tls_max below 1.2 alone is also the minimum). A tls_min below 1.2
     makes the ciphers default to DEFAULT:@SECLEVEL=0 (nghttpx's own list has no cipher before TLS 1.2,
     and at OpenSSL 3's level 1 the server cannot sign a TLS 1.0/1.1 handshake: SHA-1); a tls_max below
-    1.2 makes ALPN default to http/1.1 (h2 needs TLS 1.2).
+    1.2 makes ALPN default to http/1.1 (h2 needs TLS 1.2). A client at level 1 (libcurl's default)
+    refuses such a signed handshake too ("legacy sigalg disallowed or unsupported"): a TLS 1.0/1.1
+    front it completes is pki.good_rsa with ciphers=STATIC_RSA_CIPHERS (RSA key exchange, no signature).
     Its files, in `directory`: front-<port>.log (nghttpx's stderr), .access (access log), .pid.
 
     The listening sockets are bound here on free ports and handed to nghttpx (NGHTTPX_ACCEPT_<n>), so
