@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """A real TLS + HTTP/2 front for the emulator, and test certificates made at test time (standard library only).
 
-    pki = make_pki(tmp_path / "pki")                  # openssl CLI: two roots, six server certificates
+    pki = make_pki(tmp_path / "pki")                  # openssl CLI: two roots, seven server certificates
     with Front(emulator.url, pki.good, tmp_path) as front:
         context = ssl.create_default_context(cafile=pki.ca_file)
         urllib.request.urlopen(f"{front.url}/_emulator/config", context=context)   # https://localhost:PORT
         front.requests()      # the access log: [Request(client="127.0.0.1 51234", alpn="http/1.1", …)]
         front.connections()   # ["127.0.0.1 51234"]: one TLS connection
 
-An SDK client under test takes `base_url=front.url` and trusts `pki.ca_file` (or `pki.ca_path`).
+An SDK client under test: `make_client(base_url=front.url, ca_file=str(pki.ca_file))` (or
+`ca_path=str(pki.ca_path)`, `pinned_public_keys=[pin(pki.good.cert)]`); with pki.good and the default
+ALPN, libcurl sends a whole set_requestor (register, token, configuration, profiles) over one h2 connection.
+The emulator writes the URLs it hands out (logos, logout, the login redirect) as http://<Host>: behind a
+Front they name the front's host and port, with http://.
 
 `make_pki(directory)` writes a test root (`ca_file`, and `ca_path` for CURLOPT_CAPATH) and the server
 certificates `good`, `expired`, `not_yet_valid`, `wrong_host` (only `wrong.example`), `self_signed` and
