@@ -1,0 +1,310 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The TLS fixtures themselves (tlsfront.py), without the SDK: Python's ssl and http.client, the openssl
+and curl command lines. This module neither imports accessenabler nor uses conftest.py's fixtures (its
+own emulator: `backend`), so it also runs where libaccessenabler.so is not built, with conftest.py
+(which imports harness, which loads the library) left out:
+
+    python3 -m pytest -q --noconftest Tests/python/test_tls_front.py
+"""
+import http.client
+import json
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tlsfront import (NGHTTPX, STATIC_RSA_CIPHERS, Front, GarbageServer, HandshakeDropper, StallServer, make_pki,
+                      pin)
+
+ROOT = Path(__file__).resolve().parents[2]
+CURL = shutil.which("curl")
+needs_curl = pytest.mark.skipif(CURL is None, reason="no curl command")
+
+if not (Path(NGHTTPX).is_file() and shutil.which("openssl")):
+    pytest.skip("needs nghttpx (Debian: nghttp2-proxy) and the openssl command", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture(scope="module")
+def backend():
+    """An emulator of this module's own (conftest.py's comes with the library): its http:// URL."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "Emulator/emulator.py"), "--port", "0", "--quiet",
+                                "--exit-with-parent"], stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().split()
+    assert line[:1] == ["AE_EMULATOR_LISTENING"], line
+    yield line[1]
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def front(backend, tmp_path):
+    """front(pair, **options): a started Front on the emulator, stopped after the test."""
+    started = []
+
+    def start(pair, **options):
+        started.append(Front(backend, pair, tmp_path, **options).start())
+        return started[-1]
+
+    yield start
+    for each in started:
+        each.stop()
+
+
+def client_context(pki, alpn=None, **locations):
+    context = ssl.create_default_context(**(locations or {"cafile": pki.ca_file}))
+    if alpn:
+        context.set_alpn_protocols(alpn)
+    return context
+
+
+def handshake(port, context, host="localhost"):
+    """The (TLS version, ALPN protocol) of a handshake with 127.0.0.1 or ::1 (`host` is the name checked)."""
+    address = "::1" if host == "::1" else "127.0.0.1"
+    with socket.create_connection((address, port), timeout=5) as raw, \
+            context.wrap_socket(raw, server_hostname=host) as tls:
+        return tls.version(), tls.selected_alpn_protocol()
+
+
+def get_config(connection):
+    """GET /_emulator/config on an open http.client connection: the emulator's settings."""
+    connection.request("GET", "/_emulator/config")
+    response = connection.getresponse()
+    assert response.status == 200
+    return json.loads(response.read())
+
+
+def curl(*args):
+    return subprocess.run([CURL, "-sS", *map(str, args)], capture_output=True, text=True, timeout=30)
+
+
+def wait_requests(front, count):
+    """The access log's requests once it has `count` (nghttpx writes a line when an answer is finished)."""
+    deadline = time.monotonic() + 5
+    while len(front.requests()) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return front.requests()
+
+
+def test_pki_has_the_root_under_its_hash_and_the_pin_of_openssl(pki):
+    subject_hash = subprocess.run(["openssl", "x509", "-in", pki.ca_file, "-noout", "-subject_hash"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+    assert (pki.ca_path / f"{subject_hash}.0").resolve().read_bytes() == pki.ca_file.read_bytes()
+    pipeline = (f"openssl x509 -in {pki.good.cert} -pubkey -noout | openssl pkey -pubin -outform der"
+                " | openssl dgst -sha256 -binary | base64")
+    expected = subprocess.run(pipeline, shell=True, capture_output=True, text=True, check=True).stdout.strip()
+    assert pin(pki.good.cert) == f"sha256//{expected}"
+    assert pin(pki.expired.cert) == pin(pki.good.cert)  # one key for the certificates of the root's server
+    assert pin(pki.self_signed.cert) not in (pin(pki.good.cert), pin(pki.ca_file))
+
+
+@pytest.mark.parametrize("name, error", [
+    ("good", None),
+    ("good_rsa", None),
+    ("expired", "certificate has expired"),
+    ("not_yet_valid", "certificate is not yet valid"),
+    ("wrong_host", "hostname mismatch"),
+    ("self_signed", "self-signed certificate"),
+    ("untrusted", "unable to get local issuer certificate"),
+])
+def test_openssl_verify_judges_each_certificate_by_the_ca_path(pki, name, error):
+    for check in ("-verify_hostname", "localhost"), ("-verify_ip", "127.0.0.1"), ("-verify_ip", "::1"):
+        done = subprocess.run(["openssl", "verify", "-no-CAfile", "-no-CAstore", "-CApath", pki.ca_path, *check,
+                               getattr(pki, name).cert], capture_output=True, text=True)
+        if error is None:
+            assert done.returncode == 0 and done.stdout.endswith(": OK\n"), done.stderr
+        else:
+            expected = "IP address mismatch" if name == "wrong_host" and check[0] == "-verify_ip" else error
+            assert done.returncode == 2 and f"lookup: {expected}\n" in done.stderr, done.stderr
+
+
+def test_good_front_answers_http11_requests_on_one_connection(pki, front):
+    good = front(pki.good)
+    connection = http.client.HTTPSConnection("localhost", good.port, context=client_context(pki), timeout=10)
+    assert "throttle" in get_config(connection)
+    get_config(connection)
+    connection.close()
+    requests = wait_requests(good, 2)
+    assert [(r.method, r.path, r.status, r.alpn, r.http) for r in requests] == \
+        [("GET", "/_emulator/config", 200, "http/1.1", "HTTP/1.1")] * 2
+    assert len(good.connections()) == 1
+    assert requests[0].sni == "localhost" and requests[0].tls == "TLSv1.3" and not requests[0].resumed
+
+
+def test_good_front_is_trusted_through_ca_path_and_by_address(pki, front):
+    good = front(pki.good)
+    assert handshake(good.port, client_context(pki, capath=pki.ca_path)) == ("TLSv1.3", None)
+    assert handshake(good.port, client_context(pki), host="127.0.0.1")[0] == "TLSv1.3"
+
+
+def test_ipv6_front_listens_on_both_loopbacks(pki, front):
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback")
+    good = front(pki.good, ipv6=True)
+    assert good.url_v6 == f"https://[::1]:{good.port}"
+    assert handshake(good.port, client_context(pki), host="::1")[0] == "TLSv1.3"
+    assert handshake(good.port, client_context(pki))[0] == "TLSv1.3"
+
+
+@pytest.mark.parametrize("alpn, offered, selected", [
+    ("h2,http/1.1", ["h2", "http/1.1"], "h2"),
+    ("h2,http/1.1", ["http/1.1"], "http/1.1"),
+    ("http/1.1", ["h2", "http/1.1"], "http/1.1"),
+    ("h2", ["h2", "http/1.1"], "h2"),
+])
+def test_alpn(pki, front, alpn, offered, selected):
+    served = front(pki.good, alpn=alpn)
+    assert handshake(served.port, client_context(pki, offered)) == ("TLSv1.3", selected)
+
+
+def test_h2_only_front_closes_an_http11_connection_unanswered(pki, front):
+    h2 = front(pki.good, alpn="h2")
+    connection = http.client.HTTPSConnection("localhost", h2.port, context=client_context(pki), timeout=10)
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError)):
+        get_config(connection)
+    assert h2.requests() == []
+
+
+@needs_curl
+def test_curl_sends_two_requests_on_one_h2_connection(pki, front):
+    good = front(pki.good)
+    url = f"{good.url}/_emulator/config"
+    done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_version}\n",
+                url, url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "2"]
+    requests = wait_requests(good, 2)
+    assert [(r.alpn, r.http, r.status) for r in requests] == [("h2", "HTTP/2", 200)] * 2
+    assert len(good.connections()) == 1
+
+
+@needs_curl
+def test_curl_gets_http11_from_an_http11_only_front(pki, front):
+    done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version}",
+                f"{front(pki.good, alpn='http/1.1').url}/_emulator/config")
+    assert (done.returncode, done.stdout) == (0, "1.1"), done.stderr
+
+
+@pytest.mark.parametrize("name, code, message", [
+    ("expired", 10, "certificate has expired"),
+    ("not_yet_valid", 9, "certificate is not yet valid"),
+    ("wrong_host", 62, "Hostname mismatch"),
+    ("self_signed", 18, "self-signed certificate"),
+    ("untrusted", 20, "unable to get local issuer certificate"),
+])
+def test_bad_certificate_fails_verification(pki, front, name, code, message):
+    bad = front(getattr(pki, name))
+    with pytest.raises(ssl.SSLCertVerificationError) as failure:
+        handshake(bad.port, client_context(pki))
+    assert (failure.value.verify_code, failure.value.verify_message.split(",")[0]) == (code, message)
+
+
+@needs_curl
+def test_pin_is_what_curl_accepts(pki, front):
+    good = front(pki.good)
+    url = f"{good.url}/_emulator/config"
+    accepted = curl("--cacert", pki.ca_file, "--pinnedpubkey", pin(pki.good.cert), "-o", "/dev/null", url)
+    assert accepted.returncode == 0, accepted.stderr
+    refused = curl("--cacert", pki.ca_file, "--pinnedpubkey", pin(pki.self_signed.cert), "-o", "/dev/null", url)
+    assert refused.returncode == 90, refused.stderr  # CURLE_SSL_PINNEDPUBKEYNOTMATCH
+
+
+def test_tls11_only_front_refuses_tls12_clients_and_serves_tls11(pki, front):
+    old = front(pki.good, tls_max="1.1")
+    assert (old.tls_min, old.tls_max, old.alpn, old.ciphers) == ("TLSv1.1", "TLSv1.1", "http/1.1",
+                                                                 "DEFAULT:@SECLEVEL=0")
+    with pytest.raises(ssl.SSLError, match="TLSV1_ALERT_PROTOCOL_VERSION"):
+        handshake(old.port, client_context(pki))
+    s_client = subprocess.run(["openssl", "s_client", "-brief", "-connect", f"127.0.0.1:{old.port}",
+                               "-servername", "localhost", "-CAfile", pki.ca_file, "-tls1_1",
+                               "-cipher", "DEFAULT@SECLEVEL=0"], input="", capture_output=True, text=True)
+    assert s_client.returncode == 0 and "Protocol version: TLSv1.1" in s_client.stderr, s_client.stderr
+    legacy = client_context(pki)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # ssl.TLSVersion.TLSv1_1
+        legacy.minimum_version = ssl.TLSVersion.TLSv1_1
+    legacy.set_ciphers("DEFAULT:@SECLEVEL=0")
+    assert "throttle" in get_config(http.client.HTTPSConnection("localhost", old.port, context=legacy, timeout=10))
+    assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [("TLSv1.1", "http/1.1")]
+
+
+@needs_curl
+def test_a_tls11_front_that_libcurl_completes_at_its_default_security_level(pki, front):
+    """TLS 1.1 signs its handshake with SHA-1 (ECDSA) or MD5+SHA-1 (RSA), which OpenSSL 3 refuses at
+    level 1 on either side; RSA key exchange (pki.good_rsa, STATIC_RSA_CIPHERS) signs nothing."""
+    def tls11_curl(served):
+        return curl("--tlsv1.0", "--tls-max", "1.1", "--cacert", pki.ca_file, "-o", "/dev/null",
+                    "-w", "%{http_code}", f"{served.url}/_emulator/config")
+
+    signed = tls11_curl(front(pki.good, tls_max="1.1"))
+    assert signed.returncode == 35 and "legacy sigalg disallowed" in signed.stderr, signed.stderr
+    unsigned = front(pki.good_rsa, tls_max="1.1", ciphers=STATIC_RSA_CIPHERS)
+    done = tls11_curl(unsigned)
+    assert (done.returncode, done.stdout) == (0, "200"), done.stderr
+    assert [(r.tls, r.cipher) for r in wait_requests(unsigned, 1)] == [("TLSv1.1", "AES128-SHA")]
+
+
+def test_front_that_cannot_start_raises_with_the_nghttpx_log(pki, backend, tmp_path):
+    broken = Front(backend, pki.good._replace(key=tmp_path / "missing.key"), tmp_path)
+    with pytest.raises(RuntimeError, match=r"(?s)nghttpx exited \(1\): .*missing.key.*SSL_CTX_use_PrivateKey_file"):
+        broken.start()
+
+
+def test_front_ends_with_the_process_that_started_it(pki, backend, tmp_path):
+    script = ("import sys, os; sys.path.insert(0, sys.argv[1]); from tlsfront import Front, Pair; "
+              "f = Front(sys.argv[2], Pair(sys.argv[3], sys.argv[4]), sys.argv[5]).start(); "
+              "print(f.process.pid, flush=True); os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", script, Path(__file__).parent, backend, pki.good.cert,
+                           pki.good.key, tmp_path], capture_output=True, text=True, timeout=30)
+    pid = int(done.stdout)
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(pid)
+
+
+def alive(pid):
+    """True while `pid` runs (a zombie nobody reaps does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_handshake_dropper_resets_the_handshake():
+    with HandshakeDropper() as dropper:
+        with pytest.raises((ConnectionResetError, ssl.SSLError)):
+            handshake(dropper.port, ssl.create_default_context())
+        dropper.wait_connections(1)
+        assert dropper.received[0][:2] == b"\x16\x03"  # a TLS handshake record: the ClientHello
+
+
+def test_garbage_server_is_no_tls():
+    with GarbageServer() as garbage:
+        with pytest.raises(ssl.SSLError, match="WRONG_VERSION_NUMBER"):
+            handshake(garbage.port, ssl.create_default_context())
+        assert garbage.connections == 1
+
+
+def test_stall_server_holds_the_handshake_until_the_client_gives_up():
+    with StallServer() as stall:
+        context = ssl.create_default_context()
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", stall.port), timeout=0.5) as raw:
+            with pytest.raises(TimeoutError):
+                context.wrap_socket(raw, server_hostname="localhost")
+        assert time.monotonic() - started >= 0.5
+        assert (stall.connections, stall.received[0][:2]) == (1, b"\x16\x03")

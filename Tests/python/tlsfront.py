@@ -1,0 +1,531 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A real TLS + HTTP/2 front for the emulator, and test certificates made at test time (standard library only).
+
+    pki = make_pki(tmp_path / "pki")                  # openssl CLI: two roots, seven server certificates
+    with Front(emulator.url, pki.good, tmp_path) as front:
+        context = ssl.create_default_context(cafile=pki.ca_file)
+        urllib.request.urlopen(f"{front.url}/_emulator/config", context=context)   # https://localhost:PORT
+        front.requests()      # the access log: [Request(client="127.0.0.1 51234", alpn="http/1.1", …)]
+        front.connections()   # ["127.0.0.1 51234"]: one TLS connection
+
+An SDK client under test: `make_client(base_url=front.url, ca_file=str(pki.ca_file))` (or
+`ca_path=str(pki.ca_path)`, `pinned_public_keys=[pin(pki.good.cert)]`); with pki.good and the default
+ALPN, libcurl sends a whole set_requestor (register, token, configuration, profiles) over one h2 connection.
+The emulator writes the URLs it hands out (logos, logout, the login redirect) as http://<Host>: behind a
+Front they name the front's host and port, with http://.
+
+`make_pki(directory)` writes a test root (`ca_file`, and `ca_path` for CURLOPT_CAPATH) and the server
+certificates `good`, `expired`, `not_yet_valid`, `wrong_host` (only `wrong.example`), `self_signed` and
+`untrusted` (signed by a second root that is in neither), each a `Pair` with `.cert` and `.key`. `good`,
+`expired`, `not_yet_valid` and `wrong_host` share one key (one `pin()`); `self_signed` and `untrusted`
+share another. Their keys are EC P-256; `good_rsa` is `good` with an RSA 2048 key (for a TLS 1.0/1.1
+front that a client at OpenSSL's default security level accepts: see Front).
+
+`Front(backend_url, pair, directory, alpn=..., tls_min=..., tls_max=..., ipv6=...)` runs nghttpx (TLS on
+127.0.0.1 and optionally [::1]) in front of a plain-HTTP backend; `requests()` reads its access log.
+nghttpx ends when the thread that started it does, even if the test process is killed (PR_SET_PDEATHSIG):
+start a Front from the main thread (pytest fixtures run there). `HandshakeDropper`, `GarbageServer` and
+`StallServer` are TCP servers (threads) that break TLS on purpose.
+
+tests: test_tls_front.py (runs without the library: `pytest --noconftest`, see there).
+"""
+import base64
+import ctypes
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+from typing import NamedTuple
+
+NGHTTPX = shutil.which("nghttpx") or "/usr/sbin/nghttpx"  # Debian: nghttp2-proxy, outside a user's PATH
+LEGACY_CIPHERS = "DEFAULT:@SECLEVEL=0"  # OpenSSL 3 refuses TLS 1.0/1.1 at the default security level 1
+STATIC_RSA_CIPHERS = "AES128-SHA:AES256-SHA:@SECLEVEL=0"  # TLS 1.0/1.1 without a handshake signature
+DAY = 86400
+
+
+class Pair(NamedTuple):
+    cert: Path
+    key: Path
+
+
+class Pki(NamedTuple):
+    directory: Path
+    ca_file: Path  # the test root (PEM): CURLOPT_CAINFO, ssl cafile
+    ca_path: Path  # a directory with the root under its subject-hash name: CURLOPT_CAPATH
+    root: Pair
+    other_root: Pair  # signs `untrusted`; in neither ca_file nor ca_path
+    good: Pair
+    expired: Pair
+    not_yet_valid: Pair
+    wrong_host: Pair
+    self_signed: Pair
+    untrusted: Pair
+    good_rsa: Pair
+
+
+# One `openssl ca` configuration for every certificate: the database in ca-db/, an extension section each.
+_CA_CONFIG = """\
+[ca]
+default_ca = ca_default
+[ca_default]
+database = ca-db/index.txt
+new_certs_dir = ca-db
+serial = ca-db/serial
+default_md = sha256
+policy = policy_any
+unique_subject = no
+copy_extensions = none
+[policy_any]
+commonName = supplied
+[req]
+distinguished_name = req_dn
+[req_dn]
+[root]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+[server_rsa]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+[wrong_host]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = DNS:wrong.example
+[self_signed]
+# No keyUsage: OpenSSL takes a certificate for self-signed only if it may sign certificates, and then
+# says "self-signed certificate" rather than "unable to get local issuer certificate".
+basicConstraints = critical, CA:FALSE
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+"""
+
+
+def _run(args, cwd=None, env=None):
+    """Runs a command; its stdout, or RuntimeError with its stderr."""
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, args))} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+def _utc(t):
+    return time.strftime("%y%m%d%H%M%SZ", time.gmtime(t))  # UTCTime, as RFC 5280 wants before 2050
+
+
+def make_pki(directory):
+    """Creates the test PKI in `directory` (18 openssl runs, ~0.2 s with the RSA key); returns its Pki."""
+    d = Path(directory)
+    (d / "ca-db").mkdir(parents=True, exist_ok=True)
+    (d / "ca-db/index.txt").write_text("")
+    (d / "ca-db/serial").write_text("1000\n")
+    (d / "ca.cnf").write_text(_CA_CONFIG)
+    env = dict(os.environ, OPENSSL_CONF=str(d / "ca.cnf"))  # not the system's openssl.cnf
+    now = int(time.time())
+
+    def openssl(*args):
+        return _run(["openssl", *args], cwd=d, env=env)
+
+    def key_and_request(name, subject, key=("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256")):
+        openssl("req", "-new", *key, "-nodes",
+                "-keyout", f"{name}.key", "-out", f"ca-db/{name}.csr", "-subj", subject)
+        return d / f"{name}.key"
+
+    def sign(name, request, issuer, extensions, days, subject="/CN=localhost"):
+        """Certificate `name`.pem for `request` (a key's CSR), valid from now+days[0] to now+days[1];
+        issuer None: self-signed with the request's key."""
+        signer = ["-selfsign", "-keyfile", f"{request}.key"] if issuer is None else \
+            ["-cert", f"{issuer}.pem", "-keyfile", f"{issuer}.key"]
+        openssl("ca", "-batch", "-notext", "-config", "ca.cnf", *signer, "-in", f"ca-db/{request}.csr",
+                "-out", f"{name}.pem", "-extensions", extensions, "-subj", subject,
+                "-startdate", _utc(now + days[0] * DAY), "-enddate", _utc(now + days[1] * DAY))
+        return d / f"{name}.pem"
+
+    roots = {}
+    for root, subject in (("root", "/CN=AccessEnabler Test Root"), ("other_root", "/CN=AccessEnabler Other Root")):
+        key = key_and_request(root, subject)
+        roots[root] = Pair(sign(root, root, None, "root", (-1, 3650), subject), key)
+    server_key, other_key = key_and_request("server", "/CN=localhost"), key_and_request("other", "/CN=localhost")
+    rsa_key = key_and_request("rsa", "/CN=localhost", ("-newkey", "rsa:2048"))
+    current, wrong = (-1, 30), "/CN=wrong.example"
+    leaves = {
+        "good": Pair(sign("good", "server", "root", "server", current), server_key),
+        "expired": Pair(sign("expired", "server", "root", "server", (-30, -1)), server_key),
+        "not_yet_valid": Pair(sign("not_yet_valid", "server", "root", "server", (1, 30)), server_key),
+        "wrong_host": Pair(sign("wrong_host", "server", "root", "wrong_host", current, wrong), server_key),
+        "self_signed": Pair(sign("self_signed", "other", None, "self_signed", current), other_key),
+        "untrusted": Pair(sign("untrusted", "other", "other_root", "server", current), other_key),
+        "good_rsa": Pair(sign("good_rsa", "rsa", "root", "server_rsa", current), rsa_key),
+    }
+    ca_path = d / "ca_path"
+    ca_path.mkdir(exist_ok=True)
+    shutil.copyfile(roots["root"].cert, ca_path / "root.pem")
+    openssl("rehash", ca_path)  # adds <subject hash>.0 -> root.pem
+    return Pki(directory=d, ca_file=roots["root"].cert, ca_path=ca_path, **roots, **leaves)
+
+
+def pin(cert_path):
+    """CURLOPT_PINNEDPUBLICKEY of a certificate: "sha256//" + base64(SHA-256(DER SubjectPublicKeyInfo))."""
+    pem = _run(["openssl", "x509", "-in", cert_path, "-noout", "-pubkey"])  # the SPKI, PEM-armoured
+    der = base64.b64decode("".join(line for line in pem.splitlines() if not line.startswith("-----")))
+    return "sha256//" + base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+def _die_with_parent():
+    """Runs in the child before exec (no setpriv): SIGKILL when the thread that started it ends."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def spawn_orphan_proof(args, **popen):
+    """Popen that the kernel kills (SIGKILL) when the calling thread ends: util-linux's setpriv, else prctl."""
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        return subprocess.Popen([setpriv, "--pdeathsig", "KILL", *map(str, args)], **popen)
+    return subprocess.Popen([str(a) for a in args], preexec_fn=_die_with_parent, **popen)
+
+
+class Request(NamedTuple):
+    """One line of a Front's access log."""
+    time: str
+    client: str  # "address port": one per TCP (so TLS) connection
+    alpn: str  # "h2" or "http/1.1" (nghttpx writes http/1.1 for any HTTP/1)
+    http: str  # "HTTP/2", "HTTP/1.1"
+    tls: str  # "TLSv1.3", …
+    cipher: str
+    resumed: bool  # TLS session resumption
+    sni: str | None
+    status: int
+    seconds: float
+    method: str
+    path: str
+
+
+# Tab-separated, the path last; one line per request, written when its answer is finished. nghttpx has no
+# connection or stream id variable: the client's address and port tell the connections apart.
+ACCESS_LOG_FORMAT = "\t".join([
+    "$time_iso8601", "$remote_addr $remote_port", "$alpn", "$protocol_version", "$tls_protocol", "$tls_cipher",
+    "$tls_session_reused", "$tls_sni", "$status", "$request_time", "$method", "$path"])
+
+
+def _tls_version(version):
+    """"1.2", "TLSv1.2", "tlsv1.2" → "TLSv1.2" (nghttpx's names); None stays None."""
+    if version is None:
+        return None
+    number = str(version).lower().removeprefix("tlsv")
+    if number not in ("1.0", "1.1", "1.2", "1.3"):
+        raise ValueError(f"TLS version {version!r}: one of 1.0, 1.1, 1.2, 1.3")
+    return f"TLSv{number}"
+
+
+def _listen(host, port=0):
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    return sock
+
+
+class Front:
+    """nghttpx terminating TLS on 127.0.0.1 (and [::1] with `ipv6=True`), forwarding to a plain-HTTP backend.
+
+    `pair`: a Pair (the certificate it serves, leaf only, and its key). `alpn`: what ALPN offers,
+    "h2,http/1.1" (default), "http/1.1" or "h2" (then a client that does not get h2 through ALPN sees
+    the handshake succeed and the connection close unanswered). `tls_min`/`tls_max`: "1.0" … "1.3"
+    (nghttpx's default: 1.2 … 1.3; a tls_max below 1.2 alone is also the minimum). A tls_min below 1.2
+    makes the ciphers default to DEFAULT:@SECLEVEL=0 (nghttpx's own list has no cipher before TLS 1.2,
+    and at OpenSSL 3's level 1 the server cannot sign a TLS 1.0/1.1 handshake: SHA-1); a tls_max below
+    1.2 makes ALPN default to http/1.1 (h2 needs TLS 1.2). A client at level 1 (libcurl's default)
+    refuses such a signed handshake too ("legacy sigalg disallowed or unsupported"): a TLS 1.0/1.1
+    front it completes is pki.good_rsa with ciphers=STATIC_RSA_CIPHERS (RSA key exchange, no signature).
+    Its files, in `directory`: front-<port>.log (nghttpx's stderr), .access (access log), .pid.
+
+    The listening sockets are bound here on free ports and handed to nghttpx (NGHTTPX_ACCEPT_<n>), so
+    no other process can take the port between choosing and listening."""
+
+    def __init__(self, backend, pair, directory, alpn="h2,http/1.1", tls_min=None, tls_max=None, ciphers=None,
+                 ipv6=False, extra_args=()):
+        parts = urllib.parse.urlsplit(backend if "//" in backend else f"http://{backend}")
+        self.backend = (parts.hostname, parts.port or 80)
+        self.pair = pair
+        self.directory = Path(directory)
+        self.tls_min, self.tls_max = _tls_version(tls_min), _tls_version(tls_max)
+        legacy = ("TLSv1.0", "TLSv1.1")
+        if self.tls_min is None and self.tls_max in legacy:
+            self.tls_min = self.tls_max  # else nghttpx's minimum, 1.2, is above the maximum
+        self.alpn = "http/1.1" if alpn == "h2,http/1.1" and self.tls_max in legacy else alpn
+        self.ciphers = ciphers or (LEGACY_CIPHERS if self.tls_min in legacy else None)
+        self.ipv6 = ipv6
+        self.extra_args = list(extra_args)
+        self.process = self.port = self.args = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self):
+        return f"https://localhost:{self.port}"
+
+    @property
+    def url_ip(self):
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def url_v6(self):
+        return f"https://[::1]:{self.port}" if self.ipv6 else None
+
+    def _sockets(self):
+        """Listening sockets on one free port: 127.0.0.1, and ::1 when asked (retried until both are free)."""
+        for _ in range(20):
+            v4 = _listen("127.0.0.1")
+            if not self.ipv6:
+                return [v4]
+            try:
+                return [v4, _listen("::1", v4.getsockname()[1])]
+            except OSError:
+                v4.close()
+        raise RuntimeError("no port free on both 127.0.0.1 and ::1")
+
+    def command(self, sockets):
+        port = sockets[0].getsockname()[1]
+        base = self.directory / f"front-{port}"
+        (self.directory / "nghttpx-empty.conf").write_text("")
+        args = [
+            NGHTTPX, f"--conf={self.directory / 'nghttpx-empty.conf'}",  # not /etc/nghttpx/nghttpx.conf
+            *(f"--frontend={s.getsockname()[0]},{port}" for s in sockets),
+            f"--backend={self.backend[0]},{self.backend[1]};;proto=http/1.1",
+            "--single-process", "--workers=1",  # one process: the one PR_SET_PDEATHSIG kills
+            # No OCSP stapling (nothing to fetch it from), the backend's answers as they are (no Via, its own
+            # Server). nghttpx adds no X-Forwarded-For unless asked (the emulator keys throttling on it) and
+            # sends X-Forwarded-Proto: https, which the emulator ignores (its URLs say http://<Host>).
+            "--no-ocsp", "--no-via", "--no-server-rewrite",
+            f"--npn-list={self.alpn}",
+            f"--accesslog-file={base}.access", f"--accesslog-format={ACCESS_LOG_FORMAT}",
+            f"--errorlog-file={base}.log", f"--pid-file={base}.pid",
+        ]
+        if self.tls_min:
+            args.append(f"--tls-min-proto-version={self.tls_min}")
+        if self.tls_max:
+            args.append(f"--tls-max-proto-version={self.tls_max}")
+        if self.ciphers:
+            args.append(f"--ciphers={self.ciphers}")
+        return args + self.extra_args + [self.pair.key, self.pair.cert]
+
+    def start(self, timeout=10):
+        """Starts nghttpx and waits until it answers a TLS handshake; RuntimeError with its log if not."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        sockets = self._sockets()
+        try:
+            self.port = sockets[0].getsockname()[1]
+            env = dict(os.environ, **{f"NGHTTPX_ACCEPT_{n}": f"tcp,{s.fileno()}" for n, s in enumerate(sockets, 1)})
+            self.args = self.command(sockets)
+            with self.log_file.open("ab") as log:
+                self.process = spawn_orphan_proof(self.args, env=env, pass_fds=[s.fileno() for s in sockets],
+                                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        finally:
+            for sock in sockets:
+                sock.close()
+        self._wait_ready(timeout)
+        return self
+
+    @property
+    def log_file(self):
+        return self.directory / f"front-{self.port}.log"
+
+    @property
+    def access_log(self):
+        return self.directory / f"front-{self.port}.access"
+
+    def _wait_ready(self, timeout):
+        """The port accepts from the start (bound here); ready once nghttpx answers a ClientHello, even
+        with an alert (a TLS 1.1-only front refuses this TLS 1.2 client)."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nghttpx exited ({self.process.returncode}): {self._failure()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as raw, \
+                        context.wrap_socket(raw, server_hostname="localhost"):
+                    return
+            except ssl.SSLError as error:
+                if not isinstance(error, ssl.SSLEOFError):  # an alert: nghttpx answered
+                    return
+            except OSError:  # reset or timed out: nghttpx is starting, or gone
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"nghttpx did not answer TLS in {timeout} s: {self._failure()}")
+            time.sleep(0.05)
+
+    def _failure(self):
+        return f"{' '.join(map(str, self.args))}\n{self.log_file.read_text()}"
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def requests(self):
+        """The access log's requests (those answered so far), oldest first."""
+        if not self.access_log.exists():
+            return []
+        entries = []
+        for line in self.access_log.read_text().splitlines():
+            f = line.split("\t", 11)
+            entries.append(Request(f[0], f[1], f[2], f[3], f[4], f[5], f[6] == "r", None if f[7] == "-" else f[7],
+                                   int(f[8]), float(f[9]), f[10], f[11]))
+        return entries
+
+    def connections(self):
+        """The clients ("address port") of the access log's requests, each once, in order of first request."""
+        return list(dict.fromkeys(r.client for r in self.requests()))
+
+
+class _BrokenServer:
+    """A TCP server on 127.0.0.1 (a free port, listening once constructed) that hands each connection to
+    `handle` on a thread of its own. `connections`: how many it accepted; `received`: the first bytes of
+    each (a TLS client's ClientHello: b"\\x16\\x03…")."""
+
+    hello_timeout = 5  # seconds to wait for the first bytes; then the connection is closed
+
+    def __init__(self):
+        self._listener = _listen("127.0.0.1")
+        self._listener.settimeout(0.05)  # the accept loop checks `_stopped` this often
+        self.port = self._listener.getsockname()[1]
+        self.connections = 0
+        self.received = []
+        self._open = set()
+        self._condition = threading.Condition()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True, name=type(self).__name__)
+        self._thread.start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self):
+        return f"https://localhost:{self.port}"
+
+    @property
+    def url_ip(self):
+        return f"https://127.0.0.1:{self.port}"
+
+    def _accept(self):
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with self._condition:
+                self.connections += 1
+                self._open.add(conn)
+                self._condition.notify_all()
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        try:
+            conn.settimeout(self.hello_timeout)
+            data = conn.recv(65536)
+            with self._condition:
+                self.received.append(data)
+            self.handle(conn)
+        except OSError:
+            self._close(conn)
+
+    def handle(self, conn):
+        raise NotImplementedError
+
+    def _close(self, conn, reset=False):
+        with self._condition:
+            self._open.discard(conn)
+        if reset:  # SO_LINGER on, 0 s: close() sends a RST, not a FIN
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.close()
+
+    def wait_connections(self, count, timeout=10):
+        """Waits until `count` connections were accepted; AssertionError after `timeout` s."""
+        with self._condition:
+            if not self._condition.wait_for(lambda: self.connections >= count, timeout):
+                raise AssertionError(f"{type(self).__name__}: {self.connections} connections, not {count}")
+
+    def stop(self):
+        self._stopped.set()
+        self._thread.join()
+        self._listener.close()
+        with self._condition:
+            held, self._open = list(self._open), set()
+        for conn in held:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # wakes a thread still waiting in recv()
+            except OSError:
+                pass
+            conn.close()
+
+
+class HandshakeDropper(_BrokenServer):
+    """Reads the ClientHello, then resets the connection: a server that drops the handshake midway."""
+
+    def handle(self, conn):
+        self._close(conn, reset=True)
+
+
+class GarbageServer(_BrokenServer):
+    """Reads the ClientHello, answers `garbage` (default: a plain-HTTP error, as an http:// server on an
+    https:// URL would) and closes the connection."""
+
+    def __init__(self, garbage=b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"):
+        self.garbage = garbage
+        super().__init__()
+
+    def handle(self, conn):
+        conn.sendall(self.garbage)
+        conn.shutdown(socket.SHUT_WR)
+        self._close(conn)
+
+
+class StallServer(_BrokenServer):
+    """Accepts, reads the ClientHello and then says nothing, holding the connection open until stop()."""
+
+    hello_timeout = None
+
+    def handle(self, conn):
+        pass
