@@ -894,6 +894,9 @@ AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INSECURE_URL / AE_E_INVALID_HANDLE.
  * Callback: set_requestor_complete (1, or 0 after a `status` naming the error: R400, R401, CFG400,
  * CFG404, CFG410, CFG5xx, SEC412 (warning, profiles cleared), SEC420). Calls made while it runs wait for it.
+ * SEC420 (an HTTPS security error, from any call) carries "cause": certificate_untrusted,
+ * certificate_expired, certificate_not_yet_valid, certificate_self_signed, host_name_mismatch,
+ * pinned_key_mismatch, tls_version_refused, ca_file_unusable or handshake_failed (docs/ERRORS.md).
  * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, const char *service_providers_json);

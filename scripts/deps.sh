@@ -4,13 +4,14 @@
 # Usage: scripts/deps.sh [build|test|c-player]
 #   build     the library and the Swift and Python players
 #   c-player  + the CMake package and the C player (cmake, ninja, pkg-config, libqrencode)
-#   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen too); .ci/run installs the same list
+#   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen, the TLS front nghttpx, openssl,
+#             curl too); .ci/run installs the same list
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
 case ${1:-build} in
     build) ;;
     c-player) packages+=(cmake ninja-build pkg-config libqrencode-dev) ;;
-    test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime abigail-tools doxygen) ;;
+    test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime abigail-tools doxygen nghttp2-proxy openssl curl) ;;
     *) echo "usage: scripts/deps.sh [build|test|c-player]" >&2; exit 2 ;;
 esac
 missing=()
