@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
+import os
+
 import pytest
 
 from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae
@@ -31,6 +33,39 @@ def shared_emulator():
     holder = {"emulator": Emulator(*EMULATOR_ARGS)}
     yield holder
     holder["emulator"].stop()
+    if holder.get("front"):
+        holder["front"].stop()
+
+
+# AE_TEST_HTTPS=h2 or =http/1.1: make_client's clients reach the emulator through a TLS front
+# (nghttpx, tlsfront.py; TLS 1.3, that ALPN) with the test root as their ca_file, instead of plain
+# http on loopback. scripts/test.sh runs the core flow tests so, both ways.
+HTTPS = os.environ.get("AE_TEST_HTTPS") or None
+assert HTTPS in (None, "h2", "http/1.1"), f"AE_TEST_HTTPS={HTTPS}: h2 or http/1.1"
+
+
+@pytest.fixture(scope="session")
+def https_pki(tmp_path_factory):
+    import tlsfront
+    return tlsfront.make_pki(tmp_path_factory.mktemp("pki")) if HTTPS else None
+
+
+def https_settings(shared_emulator, https_pki, tmp_path_factory):
+    """base_url and ca_file of the worker's front (started, or restarted for a new emulator), or {}."""
+    if not HTTPS:
+        return {}
+    import tlsfront
+    emulator, front = shared_emulator["emulator"], shared_emulator.get("front")
+    if front is None or front.backend_url != emulator.url:
+        if front:
+            front.stop()
+        front = tlsfront.Front(emulator.url, https_pki.good, tmp_path_factory.mktemp("front"),
+                               alpn="h2,http/1.1" if HTTPS == "h2" else "http/1.1")
+        front.backend_url = emulator.url
+        front.start()
+        shared_emulator["front"] = front
+    emulator.client_url = front.url
+    return {"base_url": front.url, "ca_file": str(https_pki.ca_file)}
 
 
 @pytest.fixture
@@ -42,6 +77,7 @@ def emulator(shared_emulator):
     if not emulator.alive():  # an earlier test took it down: a new one
         emulator = shared_emulator["emulator"] = Emulator(*EMULATOR_ARGS)
     emulator.reset()
+    emulator.client_url = emulator.url  # where make_client's clients reach it (a TLS front with AE_TEST_HTTPS)
     return emulator
 
 
@@ -68,14 +104,16 @@ def wire(api):
 
 
 @pytest.fixture
-def make_client(emulator, recorder, api):
-    """Creates clients on the emulator (fast polling, no client-side pacing); closes them after."""
+def make_client(emulator, recorder, api, shared_emulator, https_pki, tmp_path_factory):
+    """Creates clients on the emulator (fast polling, no client-side pacing); closes them after.
+    With AE_TEST_HTTPS, through the worker's TLS front."""
     clients = []
 
     def make(delegate=None, **options):
         settings = dict(software_statement=SOFTWARE_STATEMENT, base_url=emulator.url, device_id="tv-device-1",
                         poll_interval_ms=1000, max_requests_per_second=-1,
                         api_generation=ae.AE_API_V1 if api == "v1" else ae.AE_API_V2)
+        settings.update(https_settings(shared_emulator, https_pki, tmp_path_factory))
         settings.update(options)
         client = ae.Client(delegate=delegate or recorder, **settings)
         clients.append(client)

@@ -70,6 +70,22 @@ WIRE = {
 }
 
 
+class Headers(dict):
+    """A request's headers as the emulator logged them, read by name without regard to case."""
+
+    def __init__(self, headers):
+        super().__init__((name.lower(), value) for name, value in headers.items())
+
+    def __getitem__(self, name):
+        return super().__getitem__(name.lower())
+
+    def __contains__(self, name):
+        return super().__contains__(name.lower())
+
+    def get(self, name, default=None):
+        return super().get(name.lower(), default)
+
+
 class Emulator:
     """The Python emulator (Emulator/emulator.py) in a subprocess on port 0; its log goes to
     $AE_EMULATOR_LOG_DIR. The suite shares one per worker (conftest.py) and resets it before each
@@ -114,8 +130,12 @@ class Emulator:
         return self.control("POST", "config", settings)
 
     def log(self):
-        """API requests the emulator answered (pages excluded)."""
-        return [e for e in self.control("GET", "log")["requests"] if e["operation"] not in (None, "page")]
+        """API requests the emulator answered (pages excluded). Header names are looked up without regard
+        to case, as HTTP has them (a TLS front speaking HTTP/2 to the SDK forwards them lower-case)."""
+        entries = [e for e in self.control("GET", "log")["requests"] if e["operation"] not in (None, "page")]
+        for entry in entries:
+            entry["headers"] = Headers(entry.get("headers") or {})
+        return entries
 
     def clear_log(self):
         self.control("POST", "log/clear")

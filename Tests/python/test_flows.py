@@ -28,7 +28,7 @@ def test_full_sequence(ready_client, recorder, emulator, wire):
     client.set_selected_provider("Cablevision")
     regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
     assert regcode["level"] == "info" and regcode["mvpd"] == "Cablevision"
-    assert regcode["url"].startswith(f"{emulator.url}{wire.login_path}")
+    assert regcode["url"].startswith(f"{emulator.client_url}{wire.login_path}")
     assert wire.login_url_code(regcode["url"]) == regcode["code"]
     assert regcode["notAfter"] > 0
     emulator.login(regcode["code"])
