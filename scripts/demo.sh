@@ -10,6 +10,8 @@
 #   scripts/demo.sh --mvpd TempPass_TEST40         (Swift player) TempPass: the free preview starts at once, no login
 #   scripts/demo.sh --mvpd flexibleTempPass --identity viewer@example.com   (Swift player) promotional TempPass
 #   scripts/demo.sh --api v1                       any player on the legacy REST API V1 (the same calls and callbacks)
+#   scripts/demo.sh --https                        any player over TLS 1.3 (HTTP/2) through a TLS front (nghttpx) with
+#                                                  a test root made for the run, given to the player as its CA file
 # Other options go to the player. The C player's builds go to AE_CMAKE_BUILD_DIR (the package; default
 # build/cmake) and AE_DEMO_DIR (its install prefix and the player's build; default build/demo).
 set -euo pipefail
@@ -17,10 +19,12 @@ cd "$(dirname "$0")/.."
 
 player=swift
 interactive=false
+https=false
 while [ $# -gt 0 ]; do
     case $1 in
         --player) player=${2:?--player takes swift, c or python}; shift 2 ;;
         --interactive) interactive=true; shift ;;
+        --https) https=true; shift ;;
         *) break ;;
     esac
 done
@@ -80,4 +84,8 @@ esac
 
 emulator_args=()
 $interactive || emulator_args+=(--auto-login-ms 3000)
+if $https; then
+    emulator_args+=(--https)
+    command+=(--ca-file {ca_file})
+fi
 exec scripts/with-emulator.sh "${emulator_args[@]}" -- "${command[@]}" --base-url {url} "$@"

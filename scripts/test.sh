@@ -159,6 +159,11 @@ for tempPass in "TempPass_TEST40" "flexibleTempPass --identity viewer@example.co
 done
 out=$(bash scripts/demo.sh --player python)
 expect_output "Python player" "$out" "activation code" "short media token" "logout: done"
+out=$(bash scripts/demo.sh --https 2>&1)
+expect_output "Swift player over TLS (--https)" "$out" "TLS front https://localhost:" "https://localhost:" \
+    "getAuthentication: authenticated" "short media token" "logout: done"
+out=$(bash scripts/demo.sh --player python --https 2>&1)
+expect_output "Python player over TLS (--https)" "$out" "TLS front https://localhost:" "short media token" "logout: done"
 
 step "example players on the legacy REST API V1 (--api v1): Swift (second screen, partner, TempPass), Python"
 out=$(bash scripts/demo.sh --api v1)

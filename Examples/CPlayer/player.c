@@ -12,7 +12,7 @@
  *
  *   c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]
  *            [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]
- *            [--api v2|v1]
+ *            [--api v2|v1] [--ca-file PEM]
  *
  * Unattended (the default) it picks --mvpd (or the first TV provider) and waits for someone to log
  * in at the printed URL: against the emulator started with --auto-login-ms, its simulated viewer
@@ -46,6 +46,7 @@ struct options {
     const char *resource;
     const char *storage;
     const char *software_statement;
+    const char *ca_file;
     int poll_ms;
     int timeout_s;
     int interactive;
@@ -294,7 +295,7 @@ static int read_stdin(void) {
 static void usage(FILE *out) {
     fprintf(out, "usage: c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]\n"
                  "                [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]\n"
-                 "                [--api v2|v1]\n");
+                 "                [--api v2|v1] [--ca-file PEM]\n");
 }
 
 static int number_option(const char *name, const char *text, int minimum, int *out) {
@@ -317,6 +318,7 @@ static int parse_options(int argc, char **argv, struct options *options) {
         {"timeout", required_argument, NULL, 't'},  {"interactive", no_argument, NULL, 'i'},
         {"no-qr", no_argument, NULL, 'n'},          {"software-statement", required_argument, NULL, 'S'},
         {"api", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {"ca-file", required_argument, NULL, 'c'},
         {NULL, 0, NULL, 0},
     };
     *options = (struct options){.requestor = "REF30", .resource = "LIVE", .poll_ms = 3000, .timeout_s = -1,
@@ -330,6 +332,7 @@ static int parse_options(int argc, char **argv, struct options *options) {
         case 'R': options->resource = optarg; break;
         case 's': options->storage = optarg; break;
         case 'S': options->software_statement = optarg; break;
+        case 'c': options->ca_file = optarg; break;
         case 'p': if (number_option("--poll-ms", optarg, 1000, &options->poll_ms)) return -1; break;
         case 't': if (number_option("--timeout", optarg, 0, &options->timeout_s)) return -1; break;
         case 'i': options->interactive = 1; break;
@@ -368,6 +371,7 @@ static int create_client(void) {
     ae_config_init(&config, AE_CONFIG_VERSION);
     config.software_statement = player.options.software_statement;
     config.base_url = player.options.base_url;
+    config.ca_file = player.options.ca_file; /* NULL: the system's store only */
     config.storage_path = player.options.storage;
     config.poll_interval_ms = player.options.poll_ms;
     config.api_generation = player.options.api_generation;

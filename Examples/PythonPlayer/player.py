@@ -186,6 +186,7 @@ def parse_options(argv):
     parser.add_argument("--mvpd", help="the TV provider to pick when unattended (default: the first)")
     parser.add_argument("--resource", default="LIVE")
     parser.add_argument("--storage", help="SQLite file for tokens (default: in memory)")
+    parser.add_argument("--ca-file", help="a PEM bundle of CA certificates to trust beside the system's")
     parser.add_argument("--poll-ms", type=int, default=3000, help="second-screen polling interval (>= 1000)")
     parser.add_argument("--timeout", type=int, help="give up after this many seconds (default: 120 unattended, none interactive)")
     parser.add_argument("--interactive", action="store_true", help="ask which TV provider to use")
@@ -205,7 +206,7 @@ def main(argv=None):
     events = queue.Queue()
     try:
         client = ae.Client(options.software_statement, QueueDelegate(events), base_url=options.base_url,
-                           storage_path=options.storage, poll_interval_ms=options.poll_ms,
+                           storage_path=options.storage, poll_interval_ms=options.poll_ms, ca_file=options.ca_file,
                            api_generation=ae.AE_API_V1 if options.api == "v1" else ae.AE_API_V2)
     except ae.AEError as error:
         print(f"player: cannot create the client: {error}", file=sys.stderr)

@@ -3,7 +3,7 @@
 //
 //   example-player --base-url http://127.0.0.1:PORT [--requestor REF30] [--mvpd ID] [--resource ID]
 //                  [--storage PATH] [--unattended] [--partner signed-in:PROVIDER | --partner picker:PROVIDER]
-//                  [--identity EMAIL] [--api v2|v1]
+//                  [--identity EMAIL] [--api v2|v1] [--ca-file PEM]
 //
 // Without --unattended it asks which MVPD to use and waits while you log in on another device
 // (open the printed URL in a browser). With --unattended it picks --mvpd (or the first MVPD) and
@@ -29,6 +29,8 @@ struct Options {
     var partner: String?
     var identity: String?
     var api = APIGeneration.v2
+    /// An operator's CA bundle (the demo's TLS front: scripts/demo.sh --https).
+    var caFile: String?
     // A software statement from the TVE Dashboard; the emulator accepts any JWT-shaped one.
     var softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImV4YW1wbGUtcGxheWVyIn0.c2lnbmF0dXJl"
 
@@ -53,6 +55,7 @@ struct Options {
                     exit(2)
                 }
             case "--software-statement": softwareStatement = rest.popFirst() ?? softwareStatement
+            case "--ca-file": caFile = rest.popFirst()
             default:
                 print("unknown option \(flag)")
                 exit(2)
@@ -132,6 +135,7 @@ settings.apiGeneration = options.api
 settings.baseURL = options.baseURL
 settings.storagePath = options.storage
 settings.pollIntervalMillis = 3_000
+settings.tls.caFile = options.caFile
 if let partner = options.partner {
     var script = PartnerSimulator.Script()
     script.signIn = .signedIn

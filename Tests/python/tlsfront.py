@@ -529,3 +529,26 @@ class StallServer(_BrokenServer):
 
     def handle(self, conn):
         pass
+
+
+def main(argv=None):
+    """`python3 tlsfront.py BACKEND_URL DIRECTORY [h2|http/1.1]`: a test PKI in DIRECTORY and a Front before
+    BACKEND_URL; prints `AE_TLS_FRONT <url> <ca_file>` and serves until it is terminated (the front ends
+    with it: PR_SET_PDEATHSIG). scripts/with-emulator.sh --https runs it."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (2, 3) or (len(args) == 3 and args[2] not in ("h2", "http/1.1")):
+        print("usage: tlsfront.py BACKEND_URL DIRECTORY [h2|http/1.1]", file=sys.stderr)
+        return 2
+    pki = make_pki(Path(args[1]) / "pki")
+    alpn = "http/1.1" if len(args) == 3 and args[2] == "http/1.1" else "h2,http/1.1"
+    with Front(args[0], pki.good, args[1], alpn=alpn) as front:
+        print(f"AE_TLS_FRONT {front.url} {pki.ca_file}", flush=True)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        while True:
+            signal.pause()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
