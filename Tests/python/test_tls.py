@@ -196,3 +196,54 @@ def test_a_server_that_stalls_ends_within_the_timeout(fronts, pki, make_client, 
     assert time.monotonic() - started < 15, "bounded by the timeouts (and the SDK's retries)"
     assert any(s["errorId"] in ("CFG404", "SEC420") for s in recorder.statuses())
     assert emulator.log() == []
+
+
+# --- connections on the wire ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("latency_ms", [0, 50])
+def test_a_cold_set_requestor_over_http2_uses_one_connection(fronts, pki, make_client, recorder, emulator,
+                                                             latency_ms):
+    # registration, token, then configuration and profiles together: as two streams of the one
+    # connection (CURLOPT_PIPEWAIT), not a second TCP and TLS handshake for the parallel pair, also
+    # when the first connection is still being set up (50 ms each way: a 100 ms round trip).
+    front = fronts.start(pki.good)
+    url = front.url
+    if latency_ms:
+        proxy = tlsfront.LatencyProxy(front.port, latency_ms)
+        fronts.running.append(proxy)
+        url = proxy.url
+    client = client_for(make_client, pki, url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    requests = front.requests()
+    assert [r.alpn for r in requests] == ["h2"] * len(emulator.log()) and len(requests) >= 4
+    assert len(front.connections()) == 1, requests
+    # The calls after it reuse the same connection.
+    client.check_preauthorized_resources(["LIVE", "NEWS"], False)
+    recorder.wait("preauthorized_resources")
+    assert len(front.connections()) == 1, front.requests()
+
+
+def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts, pki, make_client, recorder,
+                                                                          emulator, tmp_path):
+    # A new process (warm start: the store answers setRequestor, no request) sends its first calls
+    # before any connection exists: four batches of five at once wait for the first connection and
+    # go as four HTTP/2 streams on it (CURLOPT_PIPEWAIT), not four TCP and TLS handshakes.
+    front = fronts.start(pki.good)
+    proxy = tlsfront.LatencyProxy(front.port, 50)
+    fronts.running.append(proxy)
+    store = str(tmp_path / "store.sqlite")
+    first = client_for(make_client, pki, proxy.url, storage_path=store)
+    first.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(first, recorder, emulator)
+    first.close()
+    before = proxy.connections
+    warm = Recorder()
+    client = client_for(make_client, pki, proxy.url, storage_path=store, delegate=warm)
+    client.set_requestor("REF30")
+    assert warm.wait("set_requestor_complete") == (1,)
+    assert proxy.connections == before, "a warm setRequestor sends nothing"
+    client.check_preauthorized_resources([f"R{i}" for i in range(20)], False)
+    warm.wait("preauthorized_resources")
+    assert proxy.connections == before + 1, f"{proxy.connections - before} connections for 4 batches"

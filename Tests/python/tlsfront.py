@@ -531,6 +531,73 @@ class StallServer(_BrokenServer):
         pass
 
 
+
+class LatencyProxy:
+    """A TCP proxy on 127.0.0.1 that delays every chunk by `delay_ms` in each direction (so a round trip
+    costs 2 × delay_ms: the kernel here has no netem) and counts the connections it accepted. Put it
+    before a Front: `https://localhost:<proxy port>` then reaches the front with that latency."""
+
+    def __init__(self, target_port, delay_ms):
+        self.target_port, self.delay = target_port, delay_ms / 1000
+        self.listener = _listen("127.0.0.1")
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self):
+        return f"https://localhost:{self.port}"
+
+    def _accept(self):
+        while not self.stopped.is_set():
+            try:
+                downstream, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            for a, b in ((downstream, upstream), (upstream, downstream)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source, sink):
+        """Reads `source`; each chunk goes to `sink` `delay` after it arrived (in order)."""
+        chunks = []
+        ready = threading.Condition()
+
+        def deliver():
+            while True:
+                with ready:
+                    while not chunks:
+                        ready.wait()
+                    due, data = chunks.pop(0)
+                time.sleep(max(0.0, due - time.monotonic()))
+                try:
+                    if data:
+                        sink.sendall(data)
+                    else:
+                        sink.shutdown(socket.SHUT_WR)
+                        return
+                except OSError:
+                    return
+
+        threading.Thread(target=deliver, daemon=True).start()
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                data = b""
+            with ready:
+                chunks.append((time.monotonic() + self.delay, data))
+                ready.notify()
+            if not data:
+                return
+
+    def stop(self):
+        self.stopped.set()
+        self.listener.close()
+
+
 def main(argv=None):
     """`python3 tlsfront.py BACKEND_URL DIRECTORY [h2|http/1.1]`: a test PKI in DIRECTORY and a Front before
     BACKEND_URL; prints `AE_TLS_FRONT <url> <ca_file>` and serves until it is terminated (the front ends

@@ -18,6 +18,7 @@ CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t len
 /// libcurl's default CA bundle file (curl_version_info's cainfo), or NULL.
 const char *ccurl_default_cainfo(void);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out);
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out);
 #endif
