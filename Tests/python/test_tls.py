@@ -247,3 +247,12 @@ def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts,
     client.check_preauthorized_resources([f"R{i}" for i in range(20)], False)
     warm.wait("preauthorized_resources")
     assert proxy.connections == before + 1, f"{proxy.connections - before} connections for 4 batches"
+
+
+@pytest.mark.parametrize("family", ["url_ip", "url_v6"])
+def test_ipv4_and_ipv6_addresses(fronts, pki, make_client, recorder, family):
+    front = fronts.start(pki.good, ipv6=True)
+    client = client_for(make_client, pki, getattr(front, family))  # the certificate names 127.0.0.1 and ::1
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert len(front.connections()) == 1
