@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Round trips a viewer waits for, on the wire a set-top box has: the emulator behind a real TLS front
+(nghttpx, TLS 1.3) and a user-space latency proxy (Tests/python/tlsfront.py: the kernel here has no
+netem) adding RTT/2 each way. Prints a Markdown table of wall time and round trips (wall time / RTT)
+per flow, over HTTP/2 and over HTTP/1.1, with the goals of issue 17 beside them, and a bare `curl`
+request through the same proxy as the floor (TCP + TLS + request).
+
+    python3 Benchmarks/roundtrips.py [--rtt-ms 100] [--runs 3]
+
+Uses the release library (AE_LIBRARY, default .build/release/libaccessenabler.so) through the Python
+package. Times are measured, never asserted; each figure is the median of --runs runs.
+"""
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests/python"))
+import tlsfront  # noqa: E402
+from harness import SOFTWARE_STATEMENT, Emulator, Recorder, ae  # noqa: E402
+
+# flow → goal in round trips (None: no goal set)
+GOALS = {"cold setRequestor": 5, "warm setRequestor": 0, "first getAuthorization after a warm start": 1,
+         "getAuthentication to the code": None, "preauthorize 1,000 resources": 3, "logout": None}
+
+
+class Bench:
+    def __init__(self, rtt_ms, alpn, directory):
+        self.rtt = rtt_ms / 1000
+        self.directory = directory
+        self.emulator = Emulator("--throttle", "off")
+        self.pki = tlsfront.make_pki(directory / "pki")
+        self.front = tlsfront.Front(self.emulator.url, self.pki.good, directory, alpn=alpn)
+        self.front.start()
+        self.proxy = tlsfront.LatencyProxy(self.front.port, rtt_ms / 2)
+
+    def client(self, store, recorder, device="bench-device"):
+        return ae.Client(SOFTWARE_STATEMENT, recorder, base_url=self.proxy.url, ca_file=str(self.pki.ca_file),
+                         storage_path=str(store), device_id=device, max_requests_per_second=-1, poll_interval_ms=1000)
+
+    def timed(self, start, wait):
+        began = time.perf_counter()
+        start()
+        wait()
+        return time.perf_counter() - began
+
+    def run(self, run):
+        store = self.directory / f"store-{run}.sqlite"
+        times = {}
+        recorder = Recorder()
+        client = self.client(store, recorder, device=f"bench-{run}")
+        times["cold setRequestor"] = self.timed(lambda: client.set_requestor("REF30"),
+                                                lambda: recorder.wait("set_requestor_complete"))
+        client.get_authentication()
+        recorder.wait("display_provider_dialog")
+        began = time.perf_counter()
+        client.set_selected_provider("Cablevision")
+        regcode = recorder.wait("status", lambda s: s["errorId"] == "REGCODE")[0]
+        times["getAuthentication to the code"] = time.perf_counter() - began
+        self.emulator.login(regcode["code"])
+        recorder.wait("set_authentication_status", lambda status, code: status == 1)
+        client.close()
+        # A new process on the same store: a warm start, then its first decision.
+        warm = Recorder()
+        client = self.client(store, warm, device=f"bench-{run}")
+        times["warm setRequestor"] = self.timed(lambda: client.set_requestor("REF30"),
+                                                lambda: warm.wait("set_requestor_complete"))
+        times["first getAuthorization after a warm start"] = self.timed(
+            lambda: client.get_authorization("LIVE"), lambda: warm.wait("set_token"))
+        resources = [f"R{i}" for i in range(1000)]
+        times["preauthorize 1,000 resources"] = self.timed(
+            lambda: client.check_preauthorized_resources(resources, False),
+            lambda: warm.wait("preauthorized_resources", timeout=120))
+        times["logout"] = self.timed(client.logout,
+                                     lambda: warm.wait("set_authentication_status", lambda s, c: s == 0))
+        client.close()
+        return times
+
+    def curl_floor(self):
+        """One bare curl request through the same proxy, new connection: TCP + TLS + the request."""
+        if not shutil.which("curl"):
+            return None
+        result = subprocess.run(["curl", "-s", "-o", "/dev/null", "--cacert", str(self.pki.ca_file), "-w",
+                                 "%{time_connect} %{time_appconnect} %{time_total}",
+                                 f"{self.proxy.url}/api/v2/REF30/configuration"], capture_output=True, text=True)
+        return [float(x) for x in result.stdout.split()]
+
+    def stop(self):
+        self.proxy.stop()
+        self.front.stop()
+        self.emulator.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rtt-ms", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    options = parser.parse_args(argv)
+    rtt = options.rtt_ms / 1000
+    results, floors = {}, {}
+    for alpn, label in (("h2,http/1.1", "TLS 1.3 + HTTP/2"), ("http/1.1", "TLS 1.3 + HTTP/1.1")):
+        with tempfile.TemporaryDirectory() as directory:
+            bench = Bench(options.rtt_ms, alpn, Path(directory))
+            try:
+                runs = [bench.run(run) for run in range(options.runs)]
+                floors[label] = bench.curl_floor()
+            finally:
+                bench.stop()
+        results[label] = {flow: statistics.median(run[flow] for run in runs) for flow in GOALS}
+    labels = list(results)
+    print(f"### Round trips at {options.rtt_ms} ms RTT over TLS 1.3 (median of {options.runs} runs)\n")
+    print("| flow | " + " | ".join(f"{label}: wall (RTT)" for label in labels) + " | goal (RTT) |")
+    print("|---|" + "---:|" * len(labels) + "---:|")
+    for flow, goal in GOALS.items():
+        cells = [f"{results[label][flow] * 1000:.0f} ms ({results[label][flow] / rtt:.2f})" for label in labels]
+        print(f"| {flow} | " + " | ".join(cells) + f" | {'—' if goal is None else f'≤ {goal}'} |")
+    for label, floor in floors.items():
+        if floor:
+            connect, tls, total = floor
+            print(f"\nFloor, bare `curl` ({label.split(' + ')[1]} offered by the front), one request on a new "
+                  f"connection: TCP {connect / rtt:.2f} RTT, + TLS {(tls - connect) / rtt:.2f} RTT, total "
+                  f"{total * 1000:.0f} ms ({total / rtt:.2f} RTT).")
+    print("\nDNS: `localhost` resolves from /etc/hosts (no lookup on the wire); a resolver at RTT distance adds "
+          "one RTT per host per TTL, once per process (libcurl's DNS cache is shared by the client's transfers).")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
