@@ -106,7 +106,22 @@ def _listen(host, port=0):
     return sock
 
 
-class Front:
+class _Endpoint:
+    """What a Front, a broken server and the latency proxy share: their URLs on `self.port`, and `with`."""
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self):
+        return f"https://localhost:{self.port}"
+
+    @property
+    def url_ip(self):
+        return f"https://127.0.0.1:{self.port}"
+
+
+class Front(_Endpoint):
     """nghttpx terminating TLS on 127.0.0.1 (and [::1] with `ipv6=True`), forwarding to a plain-HTTP backend.
 
     `pair`: a Pair (the certificate it serves, leaf only, and its key). `alpn`: what ALPN offers,
@@ -142,17 +157,6 @@ class Front:
     def __enter__(self):
         self.start()
         return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    @property
-    def url(self):
-        return f"https://localhost:{self.port}"
-
-    @property
-    def url_ip(self):
-        return f"https://127.0.0.1:{self.port}"
 
     @property
     def url_v6(self):
@@ -271,7 +275,7 @@ class Front:
         return list(dict.fromkeys(r.client for r in self.requests()))
 
 
-class _BrokenServer:
+class _BrokenServer(_Endpoint):
     """A TCP server on 127.0.0.1 (a free port, listening once constructed) that hands each connection to
     `handle` on a thread of its own. `connections`: how many it accepted; `received`: the first bytes of
     each (a TLS client's ClientHello: b"\\x16\\x03…")."""
@@ -293,16 +297,6 @@ class _BrokenServer:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.stop()
-
-    @property
-    def url(self):
-        return f"https://localhost:{self.port}"
-
-    @property
-    def url_ip(self):
-        return f"https://127.0.0.1:{self.port}"
 
     def _accept(self):
         while not self._stopped.is_set():
@@ -389,7 +383,7 @@ class StallServer(_BrokenServer):
 
 
 
-class LatencyProxy:
+class LatencyProxy(_Endpoint):
     """A TCP proxy on 127.0.0.1 that delays every chunk by `delay_ms` in each direction (so a round trip
     costs 2 × delay_ms: the kernel here has no netem) and counts the connections it accepted. Put it
     before a Front: `https://localhost:<proxy port>` then reaches the front with that latency."""
@@ -402,9 +396,8 @@ class LatencyProxy:
         self.stopped = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
-    @property
-    def url(self):
-        return f"https://localhost:{self.port}"
+    def __enter__(self):
+        return self
 
     def _accept(self):
         while not self.stopped.is_set():
