@@ -256,3 +256,34 @@ def test_ipv4_and_ipv6_addresses(fronts, pki, make_client, recorder, family):
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
     assert len(front.connections()) == 1
+
+
+# --- the way out: a proxy ---------------------------------------------------------------------------
+
+def test_an_explicit_proxy_carries_the_tls_connection(fronts, pki, make_client, recorder):
+    front = fronts.start(pki.good)
+    proxy = tlsfront.ConnectProxy()
+    fronts.running.append(proxy)
+    client = client_for(make_client, pki, front.url, proxy=proxy.url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert proxy.requests == [f"localhost:{front.port}"], "one CONNECT tunnel for the whole flow"
+
+
+def test_the_proxy_environment_is_ignored_unless_asked(fronts, pki, make_client, recorder, monkeypatch):
+    front = fronts.start(pki.good)
+    proxy = tlsfront.ConnectProxy()
+    fronts.running.append(proxy)
+    monkeypatch.setenv("https_proxy", proxy.url)
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    client = client_for(make_client, pki, front.url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert proxy.requests == [], "a daemon's stray https_proxy must not route Adobe's traffic"
+    asked = Recorder()
+    other = client_for(make_client, pki, front.url, delegate=asked, device_id="tv-device-2", proxy_from_environment=True)
+    other.set_requestor("REF30")
+    assert asked.wait("set_requestor_complete") == (1,)
+    assert proxy.requests == [f"localhost:{front.port}"]

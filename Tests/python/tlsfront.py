@@ -406,9 +406,20 @@ class LatencyProxy(_Endpoint):
             except OSError:
                 return
             self.connections += 1
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
-            for a, b in ((downstream, upstream), (upstream, downstream)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            threading.Thread(target=self._connect, args=(downstream,), daemon=True).start()
+
+    def _upstream(self, downstream):
+        """The connection to forward `downstream` to."""
+        return socket.create_connection(("127.0.0.1", self.target_port))
+
+    def _connect(self, downstream):
+        try:
+            upstream = self._upstream(downstream)
+        except OSError:
+            downstream.close()
+            return
+        for a, b in ((downstream, upstream), (upstream, downstream)):
+            threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
     def _pump(self, source, sink):
         """Reads `source`; each chunk goes to `sink` `delay` after it arrived (in order)."""
@@ -446,6 +457,36 @@ class LatencyProxy(_Endpoint):
     def stop(self):
         self.stopped.set()
         self.listener.close()
+
+
+
+class ConnectProxy(LatencyProxy):
+    """An HTTP proxy that serves CONNECT only (what libcurl sends for https through an http:// proxy), to
+    127.0.0.1 whatever host was asked; `requests` lists the "host:port" of each CONNECT."""
+
+    def __init__(self):
+        super().__init__(target_port=0, delay_ms=0)
+        self.requests = []
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def _upstream(self, downstream):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            data = downstream.recv(4096)
+            if not data:
+                raise OSError("closed before the request")
+            head += data
+        method, target = head.split(b"\r\n", 1)[0].split(b" ")[:2]
+        if method != b"CONNECT":
+            downstream.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
+            raise OSError("not CONNECT")
+        self.requests.append(target.decode())
+        upstream = socket.create_connection(("127.0.0.1", int(target.rsplit(b":", 1)[1])))
+        downstream.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        return upstream
 
 
 def main(argv=None):
