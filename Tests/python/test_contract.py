@@ -38,7 +38,8 @@ def test_calls_after_a_failed_set_requestor_are_refused(make_client, recorder):
 
 
 @both_apis
-def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_client, recorder):
+def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_client, recorder, emulator):
+    emulator.config(latency_ms=200)  # setRequestor is still running when the calls below are made
     client = make_client()
     client.set_requestor("REF30")
     client.check_authentication()
@@ -51,7 +52,10 @@ def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_cl
 
 
 @both_apis
-def test_queued_calls_end_with_their_failure_callbacks_when_set_requestor_fails(make_client, recorder):
+def test_queued_calls_end_with_their_failure_callbacks_when_set_requestor_fails(make_client, recorder, emulator):
+    # Without latency a fast machine could see setRequestor fail before the next line runs; the calls
+    # would then be refused (AE_E_NO_REQUESTOR) instead of queued (seen once in CI).
+    emulator.config(latency_ms=200)
     client = make_client()
     client.set_requestor("UNKNOWN")
     client.check_authentication()
