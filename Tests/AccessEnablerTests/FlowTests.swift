@@ -114,10 +114,12 @@ import Testing
                 .requestorComplete(1), .dialog(["Cablevision", "Dish"]), .status("REGCODE"),
                 .authenticationStatus(1, ""),
             ])
+        // sendTrackingData follows setAuthenticationStatus: wait for it (it may not be recorded yet).
+        try await recorder.wait { if case .tracking(TrackingEvent.authentication, _) = $0 { true } else { false } }
         let tracking = recorder.all.compactMap { entry -> (Int32, [String])? in
             if case .tracking(let event, let data) = entry { (event, data) } else { nil }
         }
-        #expect(tracking.map(\.0) == [TrackingEvent.mvpdSelection, TrackingEvent.authentication])
+        try #require(tracking.map(\.0) == [TrackingEvent.mvpdSelection, TrackingEvent.authentication])
         #expect(tracking[1].1[0...3] == ["true", "Cablevision", Digest.md5Hex("user-1"), "false"])
     }
 
