@@ -107,7 +107,11 @@ def _listen(host, port=0):
 
 
 class _Endpoint:
-    """What a Front, a broken server and the latency proxy share: their URLs on `self.port`, and `with`."""
+    """What a Front, a broken server and the latency proxy share: their URLs on `self.port`, and `with`
+    (a Front starts in __enter__; the others are running once built)."""
+
+    def __enter__(self):
+        return self
 
     def __exit__(self, *exc):
         self.stop()
@@ -294,10 +298,6 @@ class _BrokenServer(_Endpoint):
         self._thread = threading.Thread(target=self._accept, daemon=True, name=type(self).__name__)
         self._thread.start()
 
-    def __enter__(self):
-        return self
-
-
     def _accept(self):
         while not self._stopped.is_set():
             try:
@@ -395,9 +395,6 @@ class LatencyProxy(_Endpoint):
         self.connections = 0
         self.stopped = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
-
-    def __enter__(self):
-        return self
 
     def _accept(self):
         while not self.stopped.is_set():
