@@ -90,7 +90,8 @@ KINDS: dict[str, dict[str, tuple[Callable[[Any], bool], str, Any]]] = {
     "latency": {"ms": (_number, "a number of milliseconds >= 0", REQUIRED)},
     "status": {"status": (*_STATUS, REQUIRED),
                "body": (_any_body, "a string or a JSON object/array", None),
-               "content_type": (_CODE[0], "a media type", None)},
+               "content_type": (_CODE[0], "a media type", None),
+               "retry_after": (_integer(0), "an integer number of seconds >= 0", None)},
     "throttle": {"retry_after": (_integer(0), "an integer number of seconds >= 0", 1)},
     "malformed_json": {"body": (_string, "a non-empty string", '{"profiles": {')},
     "truncated_json": {},
@@ -237,7 +238,10 @@ def apply(spec: dict[str, Any], state: "State", run: Callable[[], Response], sle
                 token.revoked = True
         return _faulted(run(), kind)
     if kind == "status":
-        return _faulted(_status_answer(spec), kind)
+        response = _status_answer(spec)
+        if spec["retry_after"] is not None:
+            response.headers.append(("Retry-After", str(spec["retry_after"])))
+        return _faulted(response, kind)
     if kind == "throttle":
         headers = [("Content-Type", HTML_TYPE), ("Retry-After", str(spec["retry_after"]))]
         return _faulted(Response(429, TOO_MANY_REQUESTS_HTML.encode(), headers), kind)

@@ -128,7 +128,7 @@ enum ServerAnswerFuzz {
             try check(status == response.status && response.status != 429, "DCR error \(code) with HTTP \(status)")
         case .http(let status):
             try check(status == response.status && response.status != 429, "http(\(status)) for \(response.status)")
-        case .transport, .malformed:
+        case .transport, .malformed, .unavailable:
             throw FuzzFailure("failure(from:) produced \(failure)")
         }
         try check(failure.httpStatus == response.status, "httpStatus \(failure.httpStatus) for HTTP \(response.status)")

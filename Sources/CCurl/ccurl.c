@@ -32,3 +32,13 @@ CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long valu
 }
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out) { return curl_easy_getinfo(easy, info, out); }
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out) { return curl_easy_getinfo(easy, info, out); }
+
+static int ccurl_stop_before_request(void *client, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
+                                     int conn_local_port) {
+    (void)client; (void)conn_primary_ip; (void)conn_local_ip; (void)conn_primary_port; (void)conn_local_port;
+    return CURL_PREREQFUNC_ABORT;
+}
+
+CURLcode ccurl_setopt_connect_then_stop(CURL *easy) {
+    return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, ccurl_stop_before_request);
+}

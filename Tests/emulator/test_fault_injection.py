@@ -144,6 +144,16 @@ def test_requests_select_the_nth_matching_request_and_the_log_names_the_fault(ap
     assert [configuration(api, token)[0] for _ in range(2)] == [200, 502]  # counts restart
 
 
+def test_a_status_fault_can_carry_retry_after(api: Api) -> None:
+    token = api.new_access_token()
+    set_faults(api, {"operation": CONFIGURATION, "kind": "status", "status": 503, "retry_after": 30})
+    status, headers, _ = configuration(api, token)
+    assert status == 503 and {k.lower(): v for k, v in headers.items()}["retry-after"] == "30"
+    set_faults(api, {"operation": CONFIGURATION, "kind": "status", "status": 503})
+    status, headers, _ = configuration(api, token)
+    assert status == 503 and "retry-after" not in {k.lower() for k in headers}
+
+
 def test_star_matches_api_requests_only_and_the_first_applicable_fault_wins(api: Api) -> None:
     set_faults(api, {"operation": "processSoftwareStatementUsingPOST", "kind": "status", "status": 500,
                      "requests": [2]},

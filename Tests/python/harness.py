@@ -229,3 +229,26 @@ class Recorder:
     def settle(self, seconds=0.2):
         """Lets in-flight callbacks land (used before asserting that nothing more arrives)."""
         time.sleep(seconds)
+
+
+def authorize_once_adobe_is_back(client, recorder, resource="LIVE", timeout=40):
+    """getAuthorization as a host calls it again after an outage: once Adobe failed a whole call's
+    attempts, the SDK holds further calls back at once (Z120, enhanced error `service_unavailable`:
+    nothing sent) until its outage breaker lets a probe out, a random time of at most 2 s after a
+    first opening (30 s at most in all). Returns the set_token args and how many calls were held."""
+    deadline = time.monotonic() + timeout
+    held = 0
+    while True:
+        tokens, failures = len(recorder.of("set_token")), len(recorder.of("token_request_failed"))
+        client.get_authorization(resource)
+        with recorder.condition:
+            recorder.condition.wait_for(lambda: len(recorder.of("set_token")) > tokens
+                                        or len(recorder.of("token_request_failed")) > failures, timeout=20)
+        if len(recorder.of("set_token")) > tokens:
+            return recorder.of("set_token")[-1], held
+        assert len(recorder.of("token_request_failed")) > failures, "no answer to getAuthorization"
+        status = recorder.statuses()[-1]
+        assert status["enhancedError"]["code"] == "service_unavailable", status
+        assert time.monotonic() < deadline, "the breaker never let a probe out"
+        held += 1
+        time.sleep(0.1)

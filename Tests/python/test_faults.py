@@ -10,7 +10,7 @@ import urllib.parse
 
 import pytest
 
-from harness import WIRE, Recorder, ae
+from harness import WIRE, Recorder, ae, authorize_once_adobe_is_back
 
 TIMEOUT_MS = 1000  # request_timeout_ms of the clients that meet a never-ending answer
 # The tests marked @both_apis run on REST API V2 and V1 (`wire` names the emulator's operations of
@@ -240,8 +240,7 @@ def test_transient_failure_with_a_stored_configuration_completes_with_a_warning(
     assert warning is not None and warning["level"] == "warning", recorder.statuses()
     assert_still_signed_in(client, recorder)
     emulator.faults()
-    client.get_authorization("LIVE")
-    assert recorder.wait("set_token")[1] == "LIVE"
+    assert authorize_once_adobe_is_back(client, recorder)[0][1] == "LIVE"
 
 
 @both_apis

@@ -224,13 +224,12 @@ def test_a_cold_set_requestor_over_http2_uses_one_connection(fronts, pki, make_c
     assert len(front.connections()) == 1, front.requests()
 
 
-def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts, pki, make_client, recorder,
-                                                                          emulator, tmp_path):
-    # A new process (warm start: the store answers setRequestor, no request) sends its first calls
-    # before any connection exists: four batches of five at once wait for the first connection and
-    # go as four HTTP/2 streams on it (CURLOPT_PIPEWAIT), not four TCP and TLS handshakes.
+def warm_start(fronts, pki, make_client, recorder, emulator, tmp_path, delay_ms=50):
+    """A signed-in store, then a new client on it (a new process: warm start, setRequestor answered
+    from the store) behind a latency proxy; returns (client, its recorder, proxy, front, requests and
+    connections before the warm setRequestor)."""
     front = fronts.start(pki.good)
-    proxy = tlsfront.LatencyProxy(front.port, 50)
+    proxy = tlsfront.LatencyProxy(front.port, delay_ms)
     fronts.running.append(proxy)
     store = str(tmp_path / "store.sqlite")
     first = client_for(make_client, pki, proxy.url, storage_path=store)
@@ -238,15 +237,45 @@ def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts,
     assert recorder.wait("set_requestor_complete") == (1,)
     login(first, recorder, emulator)
     first.close()
-    before = proxy.connections
+    before = (len(emulator.log()), proxy.connections)
     warm = Recorder()
     client = client_for(make_client, pki, proxy.url, storage_path=store, delegate=warm)
     client.set_requestor("REF30")
     assert warm.wait("set_requestor_complete") == (1,)
-    assert proxy.connections == before, "a warm setRequestor sends nothing"
+    return client, warm, proxy, before
+
+
+def wait_for(predicate, timeout=5):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_warm_start_preconnects_without_a_request_and_the_first_call_uses_it(fronts, pki, make_client, recorder,
+                                                                               emulator, tmp_path):
+    # The warm setRequestor sends nothing; once its callback is out the SDK opens the connection
+    # (TCP, TLS, HTTP/2 settings) and stops before any request, so the first getAuthorization pays
+    # no handshake. Adobe sees no request it would count.
+    client, warm, proxy, (requests, connections) = warm_start(fronts, pki, make_client, recorder, emulator,
+                                                              tmp_path)
+    wait_for(lambda: proxy.connections == connections + 1)
+    time.sleep(0.3)
+    assert len(emulator.log()) == requests, "the preconnect sends no request"
+    client.get_authorization("LIVE")
+    assert warm.wait("set_token")[1] == "LIVE"
+    assert proxy.connections == connections + 1, "the first call went on the preconnected connection"
+
+
+def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts, pki, make_client, recorder,
+                                                                          emulator, tmp_path):
+    # The first calls of a new process start before or while the preconnect opens the connection:
+    # four batches of five at once wait for it and go as four HTTP/2 streams on it
+    # (CURLOPT_PIPEWAIT), not four TCP and TLS handshakes.
+    client, warm, proxy, (_, connections) = warm_start(fronts, pki, make_client, recorder, emulator, tmp_path)
     client.check_preauthorized_resources([f"R{i}" for i in range(20)], False)
     warm.wait("preauthorized_resources")
-    assert proxy.connections == before + 1, f"{proxy.connections - before} connections for 4 batches"
+    assert proxy.connections == connections + 1, f"{proxy.connections - connections} connections for 4 batches"
 
 
 @pytest.mark.parametrize("family", ["url_ip", "url_v6"])

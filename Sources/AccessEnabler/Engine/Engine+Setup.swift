@@ -90,6 +90,8 @@ extension Engine {
             case .finish(let outcome, let explanation):
                 setup = nil
                 finishSetRequestor(call, outcome, explanation: explanation)
+            case .preconnect:
+                executor.preconnect(to: baseURL)
             }
         }
     }

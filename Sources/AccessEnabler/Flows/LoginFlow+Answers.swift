@@ -75,7 +75,7 @@ extension LoginFlow {
         case .enhanced(let enhanced, _)
         where enhanced.code == "invalid_authentication_session" || enhanced.code == "invalid_parameter_code":
             return fail(StatusCatalog.codeExpired(enhanced))
-        case .transport, .throttled, .malformed:
+        case .transport, .throttled, .malformed, .unavailable:
             return [.log(.warning, "polling: \(failure.error.enhancedError.code); trying again")] + nextPoll(session, now: now)
         case .http(let status), .enhanced(_, let status):
             guard status >= 500 else { return fail(StatusCatalog.loginFailure(failure, creatingSession: false)) }

@@ -60,6 +60,10 @@ package struct RequestorSetupFlow: Sendable {
         /// setRequestor ended (the gate sends setRequestorComplete); `explanation`: the last status
         /// sent for the call.
         case finish(Result<Void, CallFailure>, explanation: AdvancedStatus?)
+        /// After a warm start (nothing fetched, nothing exchanged): open the connection to Adobe in
+        /// the background, sending no request, so that the first call pays no handshakes. Comes
+        /// after `finish`: setRequestorComplete never waits for it.
+        case preconnect
     }
 
     enum State: Sendable {
@@ -131,7 +135,8 @@ package struct RequestorSetupFlow: Sendable {
             state = .exchanging
             return [.silentExchange(partnerStatus)]
         }
-        return finish(.success(()))
+        let warm = !awaiting.configuration && !awaiting.profiles
+        return finish(.success(())) + (warm ? [.preconnect] : [])
     }
 
     package mutating func exchangeFinished() -> [Action] {
@@ -204,7 +209,7 @@ package struct RequestorSetupFlow: Sendable {
     /// Network trouble, throttling and server errors: worth falling back on stored state.
     static func isTransient(_ failure: CallFailure) -> Bool {
         switch failure.error {
-        case .transport, .throttled: true
+        case .transport, .throttled, .unavailable: true
         case .http(let status), .enhanced(_, let status): status >= 500
         case .registration, .malformed: false
         }

@@ -46,6 +46,16 @@ package enum StatusCatalog {
 
     /// Network failures while talking to Adobe, named the way setRequestor names them.
     private static func transport(_ error: ServiceError) -> AdvancedStatus? {
+        if case .unavailable = error {
+            // Held back by the outage breaker: named as the answer that opened it (CFG5xx for a
+            // server error, CFG404 for a connection that failed), and said so.
+            let held = error.enhancedError.message ?? ""
+            let status = error.httpStatus
+            return status >= 500
+                ? AdvancedStatus(
+                    "CFG\(status)", .error, "Adobe's server failed (HTTP \(status)). \(held)", enhancedError: error.enhancedError)
+                : AdvancedStatus("CFG404", .error, "Adobe's servers cannot be reached: \(held)", enhancedError: error.enhancedError)
+        }
         guard case .transport(let transport) = error else { return nil }
         switch transport {
         case .tls(let failure):
@@ -178,7 +188,7 @@ package enum StatusCatalog {
             if let security = security(failure.error) { return security }
             let enhanced = failure.error.enhancedError
             switch failure.error {
-            case .transport, .throttled:
+            case .transport, .throttled, .unavailable:
                 return AdvancedStatus("Z120", .error, enhanced.message ?? "Network error.", enhancedError: enhanced)
             case .enhanced(let error, _):
                 return authorizationDenial(error)

@@ -27,6 +27,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var overLimit = false
+        /// A pre-connect: the transfer stops before its request is sent (`preconnect(to:)`).
+        var connectOnly = false
         let maxBodyBytes: Int
         /// libcurl's message for a failure (CURLOPT_ERRORBUFFER): more than curl_easy_strerror says.
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -140,6 +142,23 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         return try result.get()
     }
 
+    /// A transfer that stops once its connection is ready, before any byte of the request is sent
+    /// (nothing reaches Adobe's API, nothing is counted). libcurl keeps an HTTP/2 connection in its
+    /// pool, so the next request to the host pays no TCP or TLS handshake; an HTTP/1.1 one it
+    /// closes (the TLS session and the DNS answer stay cached).
+    package func preconnect(to url: String) {
+        let exchange = pending.withLock { state -> Exchange? in
+            guard !state.shutDown, started else { return nil }
+            defer { state.nextID += 1 }
+            let exchange = Exchange(
+                id: state.nextID, request: HTTPRequest(method: "GET", url: url), maxBodyBytes: 0, completion: { _ in })
+            exchange.connectOnly = true
+            state.adds.append(exchange)
+            return exchange
+        }
+        if exchange != nil { curl_multi_wakeup(multi) }
+    }
+
     package func shutdown() {
         let wasRunning = pending.withLock { state -> Bool in
             defer { state.shutDown = true }
@@ -208,6 +227,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // TLS sessions are resumed across this client's connections (the multi handle already
         // shares connections and DNS answers).
         _ = ccurl_setopt_pointer(easy, CURLOPT_SHARE, share)
+        if exchange.connectOnly { _ = ccurl_setopt_connect_then_stop(easy) }
         switch request.method {
         case "GET": break
         case "POST":

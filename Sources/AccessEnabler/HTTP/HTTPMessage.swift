@@ -87,6 +87,13 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
     /// Stops every exchange in flight (they end with `.cancelled`) and refuses new ones.
     func shutdown()
+    /// Opens (TCP, TLS) a connection to `url`'s host in the background, sending no request, so
+    /// that the next request there need not pay the handshakes. A hint: the default does nothing.
+    func preconnect(to url: String)
+}
+
+extension HTTPTransport {
+    public func preconnect(to url: String) {}
 }
 
 /// One `Name: value` header line (a line end allowed), name and value trimmed of spaces, tabs,

@@ -12,6 +12,8 @@ package final class RequestExecutor: Sendable {
     /// until the throttle has been quiet for `Backoff.throttleRecoveryMillis`: concurrent requests
     /// then retry one after another instead of all at once.
     private let recovery = Locked<(bucket: TokenBucket, until: UInt64)>((TokenBucket(capacity: 1, perSecond: 1), 0))
+    /// Holds requests back at once while Adobe is known down (`OutageBreaker`).
+    private let breaker = Locked(OutageBreaker())
     private let logger: Logger
     /// What the waits (pacing, backoff, throttle) sleep on; the pacing itself is measured on the
     /// monotonic clock.
@@ -28,10 +30,18 @@ package final class RequestExecutor: Sendable {
 
     private let serverClock: ServerClock?
 
+    /// The breaker's time (monotonic nanoseconds) and its random draw (`0...upper` ms): injected by
+    /// tests.
+    private let monotonic: @Sendable () -> UInt64
+    private let draw: @Sendable (Int64) -> Int64
+
     package init(
         transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
-        clock: any WallClock = SystemClock()
+        clock: any WallClock = SystemClock(), monotonic: @escaping @Sendable () -> UInt64 = monotonicNanos,
+        draw: @escaping @Sendable (Int64) -> Int64 = { Int64.random(in: 0...max($0, 0)) }
     ) {
+        self.monotonic = monotonic
+        self.draw = draw
         self.transport = transport
         self.serverClock = serverClock
         self.bucket = Locked(TokenBucket(perSecond: requestsPerSecond))
@@ -66,10 +76,27 @@ package final class RequestExecutor: Sendable {
             }
             paced = false
             if Task.isCancelled { throw .transport(.cancelled) }
+            if case .holdBack(let retryIn, let reason, let status) = breaker.withLock({ $0.admit(nowNanos: monotonic()) }) {
+                logger.info("\(operation): not sent, Adobe is failing (\(reason)); next attempt in \(retryIn) ms")
+                throw .unavailable(retryInMillis: retryIn, reason: reason, httpStatus: status)
+            }
             let response: HTTPResponse
             do {
                 response = try await transport.send(request)
+                let outcome: OutageBreaker.Outcome =
+                    response.status >= 500
+                    ? .outage(
+                        reason: "HTTP \(response.status)", httpStatus: response.status,
+                        retryAfterMillis: Backoff.retryAfter(response))
+                    : .answered
+                breaker.withLock { $0.record(outcome, nowNanos: monotonic(), random: draw) }
             } catch {
+                breaker.withLock {
+                    $0.record(
+                        Self.brokeAfterSending(error) || error.isConnectFailure
+                            ? .outage(reason: error.summary, retryAfterMillis: nil) : .neutral,
+                        nowNanos: monotonic(), random: draw)
+                }
                 if case .cannotConnect = error, !connectRetried {
                     // The request was never sent: trying again once is safe for every method.
                     connectRetried = true
@@ -88,7 +115,10 @@ package final class RequestExecutor: Sendable {
             }
             serverClock?.observe(dateHeader: response.header("Date"))
             logger.debug("\(request.method) \(operation) -> \(response.status)")
-            if response.status >= 400, response.status != 429, actionRetries < Backoff.maxActionRetries,
+            // A 5xx with Retry-After is not repeated within the call: the host gets its error now
+            // and the outage breaker holds every call back for that long (Retry-After across calls).
+            let waitAcrossCalls = response.status >= 500 && Backoff.retryAfter(response) != nil
+            if response.status >= 400, response.status != 429, !waitAcrossCalls, actionRetries < Backoff.maxActionRetries,
                 case .enhanced(let error, _) = Self.failure(from: response),
                 error.action == "retry" || error.action == "retry-after"
             {
@@ -100,7 +130,9 @@ package final class RequestExecutor: Sendable {
                 continue
             }
             // (One budget with the `retry` actions above: at most three attempts in all.)
-            if retry == .idempotent, response.status >= 500, serverRetries + actionRetries < Backoff.maxServerRetries {
+            if retry == .idempotent, response.status >= 500, !waitAcrossCalls,
+                serverRetries + actionRetries < Backoff.maxServerRetries
+            {
                 serverRetries += 1
                 let wait = Backoff.retryAfter(response) ?? Backoff.retry(attempt: serverRetries)
                 logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait) ms")
@@ -132,6 +164,16 @@ package final class RequestExecutor: Sendable {
         case .cannotConnect, .tls, .bodyTooLarge, .cancelled: false
         }
     }
+
+    /// Opens a connection to `url`'s host in the background without a request
+    /// (`HTTPTransport.preconnect`); not while Adobe is known down.
+    package func preconnect(to url: String) {
+        guard case .closed = breaker.withLock({ $0.state }) else { return }
+        transport.preconnect(to: url)
+    }
+
+    /// The breaker's state, for tests and diagnostics.
+    package var outageBreaker: OutageBreaker { breaker.withLock { $0 } }
 
     /// Cancellable sleep on the executor's clock: a cancelled task ends the call with
     /// `.transport(.cancelled)`.

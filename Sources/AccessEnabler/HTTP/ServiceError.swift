@@ -14,6 +14,11 @@ package enum ServiceError: Error, Sendable {
     case http(status: Int)
     /// A success status whose body is not what the API documents.
     case malformed(operation: String, detail: String)
+    /// Not sent: Adobe has been failing (`reason`: its last outage answer, `httpStatus` its status
+    /// or 0 for a connection that failed) and the outage breaker holds requests back; it lets the
+    /// next one out in `retryInMillis` (0: a probe is out now). Named like that answer (CFG503 or
+    /// CFG404, Z120, ...), with an enhanced error of its own (`service_unavailable`).
+    case unavailable(retryInMillis: Int64, reason: String, httpStatus: Int)
 
     /// The enhanced error to show the host (SDK-side ones for transport and format problems).
     package var enhancedError: EnhancedError {
@@ -38,6 +43,13 @@ package enum ServiceError: Error, Sendable {
             .sdk(
                 "server_response_format_unknown", action: "none",
                 message: "Unexpected \(operation) answer: \(detail).")
+        case .unavailable(let retryIn, let reason, _):
+            .sdk(
+                "service_unavailable", action: "retry",
+                message: "Not sent: Adobe Pass is failing (last: \(reason)); "
+                    + (retryIn > 0
+                        ? "the SDK sends again in \((retryIn + 999) / 1_000) s."
+                        : "the SDK is probing whether it is back."))
         }
     }
 
@@ -47,6 +59,7 @@ package enum ServiceError: Error, Sendable {
         case .enhanced(_, let status), .registration(_, let status): status
         case .http(let status): status
         case .throttled: 429
+        case .unavailable(_, _, let status): status
         case .transport, .malformed: 0
         }
     }
@@ -57,6 +70,11 @@ package enum ServiceError: Error, Sendable {
 }
 
 extension TransportError {
+    /// Name resolution or connect failed.
+    package var isConnectFailure: Bool {
+        if case .cannotConnect = self { true } else { false }
+    }
+
     package var summary: String {
         switch self {
         case .cannotConnect(let text): "cannot connect (\(text))"

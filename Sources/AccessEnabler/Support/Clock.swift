@@ -26,7 +26,7 @@ package struct SystemClock: WallClock {
 }
 
 /// Monotonic nanoseconds, for pacing and timeouts (never jumps with the wall clock).
-func monotonicNanos() -> UInt64 {
+package func monotonicNanos() -> UInt64 {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

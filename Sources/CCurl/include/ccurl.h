@@ -15,6 +15,10 @@ CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn);
 /// A struct curl_blob option that libcurl reads in place (CURL_BLOB_NOCOPY): `data` must outlive the handle.
 CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t length);
+/// Makes the transfer stop once its connection is ready, before any byte of the request is sent
+/// (CURLOPT_PREREQFUNCTION answering CURL_PREREQFUNC_ABORT): a pre-connect. The transfer ends with
+/// CURLE_ABORTED_BY_CALLBACK; an HTTP/2 connection stays in the pool for the next requests.
+CURLcode ccurl_setopt_connect_then_stop(CURL *easy);
 /// libcurl's default CA bundle file (curl_version_info's cainfo), or NULL.
 const char *ccurl_default_cainfo(void);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

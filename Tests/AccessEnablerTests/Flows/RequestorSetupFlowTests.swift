@@ -38,6 +38,7 @@ import Testing
             case .finish(.success, let explanation): "finish ok \(explanation?.errorID ?? "-")"
             case .finish(.failure(let failure), let explanation):
                 "finish \(failure.error.enhancedError.code) \(explanation?.errorID ?? "-")"
+            case .preconnect: "preconnect"
             }
         }
     }
@@ -53,9 +54,14 @@ import Testing
         #expect(flow.isFinished)
     }
 
-    @Test func warmStartSendsNothing() {
+    /// A warm start sends nothing and, once setRequestorComplete is on its way, opens the
+    /// connection for the first call (a cold start already has one).
+    @Test func warmStartSendsNothingThenPreconnects() {
         var flow = RequestorSetupFlow(inputs(cached: true, configurationFresh: true, profilesFresh: true))
         #expect(lines(flow.start()) == ["ready"])
+        #expect(
+            lines(flow.requestorReady(hasCurrentProfile: true, partnerStatus: nil, configuration: configuration, now: 1_000))
+                == ["finish ok -", "preconnect"])
     }
 
     @Test func aTransientFailureFallsBackOnTheStoredConfiguration() {
@@ -112,7 +118,7 @@ import Testing
             lines(
                 flow.requestorReady(
                     hasCurrentProfile: false, partnerStatus: denied, configuration: configuration,
-                    now: 1_000)) == ["finish ok VSA403"])
+                    now: 1_000)) == ["finish ok VSA403", "preconnect"])
     }
 
     @Test func aUsablePartnerStatusWithoutAProfileExchangesSilently() {
