@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tlsfront import (NGHTTPX, STATIC_RSA_CIPHERS, Front, GarbageServer, HandshakeDropper, StallServer, make_pki,
-                      pin)
+import tlsfront
+from tlsfront import (NGHTTPX, STATIC_RSA_CIPHERS, Front, GarbageServer, GoawayServer, HandshakeDropper,
+                      ResetStreamServer, StallServer, make_pki, pin)
 
 ROOT = Path(__file__).resolve().parents[2]
 CURL = shutil.which("curl")
@@ -308,3 +309,58 @@ def test_stall_server_holds_the_handshake_until_the_client_gives_up():
                 context.wrap_socket(raw, server_hostname="localhost")
         assert time.monotonic() - started >= 0.5
         assert (stall.connections, stall.received[0][:2]) == (1, b"\x16\x03")
+
+
+# --- HTTP/2 that breaks the request -----------------------------------------------------------------
+
+GOAWAY_UNPROCESSED = (tlsfront.GOAWAY, 0, 0, bytes(8) + b"h2 fault")  # last stream 0, NO_ERROR
+GOAWAY_ERROR = (tlsfront.GOAWAY, 0, 0, b"\0\0\0\1\0\0\0\2h2 fault")  # last stream 1, INTERNAL_ERROR
+RST_INTERNAL, RST_REFUSED = (tlsfront.RST_STREAM, 0, 1, b"\0\0\0\2"), (tlsfront.RST_STREAM, 0, 1, b"\0\0\0\7")
+H2_BREAKS = [  # the server, its options, a partial answer first?, the frame that breaks the stream, curl's exit
+    pytest.param(GoawayServer, {"mode": "unprocessed"}, False, GOAWAY_UNPROCESSED, 16, id="goaway_unprocessed"),
+    pytest.param(GoawayServer, {"mode": "error"}, False, GOAWAY_ERROR, 18, id="goaway_error"),
+    pytest.param(GoawayServer, {"mode": "mid_body"}, True, GOAWAY_ERROR, 18, id="goaway_mid_body"),
+    pytest.param(ResetStreamServer, {}, False, RST_INTERNAL, 92, id="rst_stream"),
+    pytest.param(ResetStreamServer, {"mid_response": True}, True, RST_INTERNAL, 92, id="rst_stream_mid_body"),
+    pytest.param(ResetStreamServer, {"error": tlsfront.REFUSED_STREAM}, False, RST_REFUSED, 56, id="refused_stream"),
+]
+PARTIAL_ANSWER = [
+    (tlsfront.HEADERS, tlsfront.END_HEADERS, 1, b"".join(tlsfront.hpack_literal(name, value) for name, value in [
+        (":status", "200"), ("content-type", "application/json"), ("content-length", "64")])),
+    (tlsfront.DATA, 0, 1, b'{"partial":'),
+]
+
+
+def h2_frames(tls, count):
+    """The next `count` frames as (type, flags, stream, payload)."""
+    frames = []
+    for _ in range(count):
+        header = tlsfront.read_exactly(tls, 9)
+        payload = tlsfront.read_exactly(tls, int.from_bytes(header[:3], "big"))
+        frames.append((header[3], header[4], int.from_bytes(header[5:], "big"), payload))
+    return frames
+
+
+@pytest.mark.parametrize("kind, options, partial, last, _", H2_BREAKS)
+def test_h2_servers_break_the_stream_with_the_frames_they_say(pki, kind, options, partial, last, _):
+    # A bare HTTP/2 client: the preface, an empty SETTINGS, a HEADERS on stream 1 (its block is not read).
+    with kind(pki.good, **options) as server, socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw, \
+            client_context(pki, ["h2"]).wrap_socket(raw, server_hostname="localhost") as tls:
+        assert tls.selected_alpn_protocol() == "h2"
+        tls.sendall(tlsfront.PREFACE + tlsfront.h2_frame(tlsfront.SETTINGS, 0, 0))
+        assert h2_frames(tls, 2) == [(tlsfront.SETTINGS, 0, 0, b""), (tlsfront.SETTINGS, tlsfront.ACK, 0, b"")]
+        tls.sendall(tlsfront.h2_frame(tlsfront.HEADERS, tlsfront.END_HEADERS | tlsfront.END_STREAM, 1, b"\x82"))
+        expected = (PARTIAL_ANSWER if partial else []) + [last]
+        assert h2_frames(tls, len(expected)) == expected
+        assert server.streams == [1]
+
+
+@needs_curl
+@pytest.mark.parametrize("kind, options, _, last, exit_code", H2_BREAKS)
+def test_curl_meets_each_h2_break(pki, kind, options, _, last, exit_code):
+    with kind(pki.good, **options) as server:
+        done = curl("--http2", "--cacert", pki.ca_file, "-m", "10", "-d", "{}", f"{server.url}/x")
+        assert done.returncode == exit_code, done.stderr
+        # curl sends a refused request again on a new connection, 5 times at most (curl 7.88.1: not
+        # after a GOAWAY that says stream 1 was not processed: exit 16, "Error in the HTTP2 framing layer")
+        assert server.connections == (6 if last == RST_REFUSED else 1)

@@ -25,9 +25,12 @@ front that a client at OpenSSL's default security level accepts: see Front).
 127.0.0.1 and optionally [::1]) in front of a plain-HTTP backend; `requests()` reads its access log.
 nghttpx ends when the thread that started it does, even if the test process is killed (PR_SET_PDEATHSIG):
 start a Front from the main thread (pytest fixtures run there). `HandshakeDropper`, `GarbageServer` and
-`StallServer` are TCP servers (threads) that break TLS on purpose.
+`StallServer` are TCP servers (threads) that break TLS on purpose; `GoawayServer(pair, mode)` and
+`ResetStreamServer(pair, error, mid_response)` complete the handshake (ALPN h2) and break the request's
+HTTP/2 stream with a GOAWAY or a RST_STREAM (hand-made frames: no h2 package).
 
-tests: test_tls_front.py (runs without the library: `pytest --noconftest`, see there).
+tests: test_tls_front.py (runs without the library: `pytest --noconftest`, see there); the SDK meets the
+broken HTTP/2 servers in test_tls_h2_faults.py.
 """
 import ctypes
 import os
@@ -285,9 +288,10 @@ class _BrokenServer(_Endpoint):
     each (a TLS client's ClientHello: b"\\x16\\x03…")."""
 
     hello_timeout = 5  # seconds to wait for the first bytes; then the connection is closed
+    peek = False  # True: `received` is peeked (MSG_PEEK), the bytes stay for `handle` (a TLS handshake)
 
-    def __init__(self):
-        self._listener = _listen("127.0.0.1")
+    def __init__(self, port=0):
+        self._listener = _listen("127.0.0.1", port)  # port: a stopped front's, to break "the same URL"
         self._listener.settimeout(0.05)  # the accept loop checks `_stopped` this often
         self.port = self._listener.getsockname()[1]
         self.connections = 0
@@ -315,7 +319,7 @@ class _BrokenServer(_Endpoint):
     def _serve(self, conn):
         try:
             conn.settimeout(self.hello_timeout)
-            data = conn.recv(65536)
+            data = conn.recv(65536, socket.MSG_PEEK if self.peek else 0)
             with self._condition:
                 self.received.append(data)
             self.handle(conn)
@@ -380,6 +384,155 @@ class StallServer(_BrokenServer):
 
     def handle(self, conn):
         pass
+
+
+# --- HTTP/2 that breaks a request (standard library only: no h2 package) -----------------------------
+# A frame (RFC 9113 4.1): payload length (3 bytes), type, flags, stream id (4 bytes, top bit reserved),
+# then the payload. GOAWAY's payload: last stream id (4), error code (4), debug text; RST_STREAM's:
+# error code (4); SETTINGS: none here (the defaults); PING: 8 opaque bytes, echoed with ACK.
+DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0x0, 0x1, 0x3, 0x4, 0x6, 0x7
+END_STREAM = ACK = 0x1  # END_STREAM on DATA and HEADERS; ACK on SETTINGS and PING
+END_HEADERS = 0x4
+NO_ERROR, INTERNAL_ERROR, REFUSED_STREAM = 0x0, 0x2, 0x7
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # the client's connection preface, before its SETTINGS
+
+
+def h2_frame(kind, flags, stream, payload=b""):
+    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+
+def hpack_literal(name, value):
+    """One header field as HPACK's literal without indexing, new name (RFC 7541 6.2.2): 0x00, then the
+    name and the value, each a length (an integer with a 7-bit prefix; the top bit, Huffman, 0) and
+    its octets."""
+    def string(text):
+        data = text.encode()
+        if len(data) < 127:
+            return bytes([len(data)]) + data
+        prefix, rest = [127], len(data) - 127  # 127, then 7 bits a byte, low first (RFC 7541 5.1)
+        while rest >= 128:
+            prefix.append(rest % 128 | 128)
+            rest //= 128
+        return bytes(prefix + [rest]) + data
+    return b"\x00" + string(name) + string(value)
+
+
+class _H2Server(_BrokenServer):
+    """TLS with ALPN h2 (`pair`'s certificate), then enough HTTP/2 to reach a request: it reads the
+    client's preface, sends its SETTINGS, ACKs the client's SETTINGS and PINGs, and hands the stream of
+    each HEADERS frame to `answer(tls, stream)`; a False from it ends the connection (read until the
+    client is quiet, close_notify, close). `streams`: the streams of the requests seen, over all
+    connections. `port`: as _BrokenServer's."""
+
+    peek = True
+    idle_timeout = 30  # seconds without a frame before a connection is dropped
+
+    def __init__(self, pair, port=0):
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(pair.cert, pair.key)
+        self.context.set_alpn_protocols(["h2"])
+        self.streams = []
+        super().__init__(port)
+
+    def handle(self, conn):
+        tls = self.context.wrap_socket(conn, server_side=True)  # conn is detached: stop() must see tls
+        with self._condition:
+            self._open.discard(conn)
+            self._open.add(tls)
+        try:
+            if tls.selected_alpn_protocol() == "h2" and read_exactly(tls, len(PREFACE)) == PREFACE:
+                tls.settimeout(self.idle_timeout)
+                tls.sendall(h2_frame(SETTINGS, 0, 0))
+                self._frames(tls)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._close(tls)
+
+    def _frames(self, tls):
+        while True:
+            header = read_exactly(tls, 9)
+            length, kind, flags = int.from_bytes(header[:3], "big"), header[3], header[4]
+            stream = int.from_bytes(header[5:], "big") & 0x7FFFFFFF
+            payload = read_exactly(tls, length)
+            if kind == SETTINGS and not flags & ACK:
+                tls.sendall(h2_frame(SETTINGS, ACK, 0))
+            elif kind == PING and not flags & ACK:
+                tls.sendall(h2_frame(PING, ACK, 0, payload))
+            elif kind == HEADERS:
+                with self._condition:
+                    self.streams.append(stream)
+                if not self.answer(tls, stream):
+                    self._finish(tls)
+                    return
+
+    def _finish(self, tls):
+        """Reads what the client still sends (until it is quiet for 0.3 s: a close then sends a FIN,
+        not a RST that could drop the frames in flight), then a TLS close_notify."""
+        tls.settimeout(0.3)
+        try:
+            while tls.recv(65536):
+                pass
+            tls.unwrap()
+        except (OSError, ValueError):
+            pass
+
+    def answer(self, tls, stream):
+        raise NotImplementedError
+
+    @staticmethod
+    def partial_response(stream):
+        """HEADERS :status 200, JSON, content-length 64, and a DATA frame of 11 of those bytes (no
+        END_STREAM): an answer broken mid-body."""
+        fields = [(":status", "200"), ("content-type", "application/json"), ("content-length", "64")]
+        block = b"".join(hpack_literal(name, value) for name, value in fields)
+        return h2_frame(HEADERS, END_HEADERS, stream, block) + h2_frame(DATA, 0, stream, b'{"partial":')
+
+
+def read_exactly(sock, count):
+    """`count` bytes from `sock`; ConnectionResetError when it closes first."""
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionResetError("closed by the client")
+        data += chunk
+    return data
+
+
+class GoawayServer(_H2Server):
+    """Answers a request's HEADERS with a GOAWAY and ends the connection. `mode`:
+    "unprocessed": GOAWAY last-stream-id 0, NO_ERROR (the request was not processed: a client may
+    send it again on a new connection); "error": last-stream-id the request's stream, INTERNAL_ERROR
+    (it may have been processed); "mid_body": a partial answer (partial_response), then that GOAWAY."""
+
+    MODES = ("unprocessed", "error", "mid_body")
+
+    def __init__(self, pair, mode="unprocessed", port=0):
+        if mode not in self.MODES:
+            raise ValueError(f"mode {mode!r}: one of {self.MODES}")
+        self.mode = mode
+        super().__init__(pair, port)
+
+    def answer(self, tls, stream):
+        last, code = (0, NO_ERROR) if self.mode == "unprocessed" else (stream, INTERNAL_ERROR)
+        head = self.partial_response(stream) if self.mode == "mid_body" else b""
+        tls.sendall(head + h2_frame(GOAWAY, 0, 0, last.to_bytes(4, "big") + code.to_bytes(4, "big") + b"h2 fault"))
+        return False
+
+
+class ResetStreamServer(_H2Server):
+    """Answers each request's HEADERS with RST_STREAM `error` (INTERNAL_ERROR, REFUSED_STREAM, …) on its
+    stream, after a partial answer (partial_response) with `mid_response`; the connection stays open."""
+
+    def __init__(self, pair, error=INTERNAL_ERROR, mid_response=False, port=0):
+        self.error, self.mid_response = error, mid_response
+        super().__init__(pair, port)
+
+    def answer(self, tls, stream):
+        head = self.partial_response(stream) if self.mid_response else b""
+        tls.sendall(head + h2_frame(RST_STREAM, 0, stream, self.error.to_bytes(4, "big")))
+        return True
 
 
 
