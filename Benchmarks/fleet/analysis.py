@@ -113,11 +113,14 @@ def summarize(timeline: Timeline, t0: int, rows: list[dict], clients: list[dict]
     recovered_after, never, called, named, unnamed_calls = [], [], 0, 0, 0
     open_at_recovery = collections.Counter()
     errors = {phase: collections.Counter() for phase in PHASES}
+    examples = {}  # errorId → what the first failed call with it said
     for client in clients:
         calls = client["calls"]
         for call in calls:
             if call["outcome"] in FAILED:
                 errors[timeline.phase_at(call["start"] - t0)][call.get("error_id") or "(none)"] += 1
+                examples.setdefault(call.get("error_id") or "(none)", {
+                    key: call.get(key) for key in ("message", "http_status", "error_code", "code", "description")})
         # Calls that began while Adobe was down and were answered (or should have been) before it came back.
         during = [c for c in calls if outage_start <= c["start"] < recovery
                   and (c["end"] is None or c["end"] < recovery or c["outcome"] == "no_answer")]
@@ -174,6 +177,7 @@ def summarize(timeline: Timeline, t0: int, rows: list[dict], clients: list[dict]
         "calls": dict(outcomes),
         "calls_without_answer": outcomes.get("no_answer", 0) + outcomes.get("open", 0),
         "errors_by_phase": {phase: dict(counter) for phase, counter in errors.items() if counter},
+        "error_examples": examples,
         "scheduling_lag_s": lag,
         "call_duration_s": latency,
     }
@@ -226,6 +230,10 @@ def markdown(summary: dict, timeline: Timeline, cpu: dict | None = None) -> str:
         lines += ["", "Failed calls by phase (of the call's start) and errorId: " + "; ".join(
             f"{phase}: " + ", ".join(f"{error} ×{count}" for error, count in sorted(counter.items()))
             for phase, counter in errors.items()) + "."]
+    if summary["error_examples"]:
+        lines += ["", "What they said (the first of each errorId): " + "; ".join(
+            f"{error}: \"{(example['message'] or '')[:120]}\" (HTTP {example['http_status']}, {example['error_code']})"
+            for error, example in sorted(summary["error_examples"].items())) + "."]
     check = summary.get("cross_check")
     if check:
         lines += ["", f"Cross-check of the connect() counter: outside the refused phase it counted "
