@@ -4,7 +4,7 @@
 
     python3 Benchmarks/outage.py [--library PATH] [--clients 200] [--processes 4] [--period 10]
         [--host-retry 5] [--steady 60] [--outage-503 30] [--outage-refused 30] [--after 90]
-        [--out Benchmarks/outage-results] [--json FILE] [--label TEXT] [--quick]
+        [--retry-after SECONDS] [--out Benchmarks/outage-results] [--json FILE] [--label TEXT] [--quick]
 
 Runs `--clients` real SDK clients (the Python module over the C library: --library, else
 $AE_LIBRARY, else .build/release/libaccessenabler.so) in `--processes` worker processes, each
@@ -25,7 +25,8 @@ LD_PRELOAD shim built here with cc); calls started, failed and succeeded (the wo
 
 Writes to `--out`: outage.csv (one row per second), outage.png (matplotlib; skipped with a warning
 if it is not installed), outage.json (the summary, as `--json`); prints the summary as Markdown.
-`--quick` (about a minute: 20 clients, 2 processes, 10 + 5 + 5 + 15 s) is the smoke test's run.
+`--quick` (about 80 s: 20 clients, 2 processes, 10 + 5 + 5 + 40 s: 40 s after recovery outlast the
+breaker's longest draw, 30 s, plus a host retry) is the smoke test's run.
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ from fleet.proxy import SwitchProxy  # noqa: E402
 from fleet.timeline import Timeline  # noqa: E402
 
 DEFAULTS = {"clients": 200, "processes": 4, "steady": 60, "outage_503": 30, "outage_refused": 30, "after": 90}
-QUICK = {"clients": 20, "processes": 2, "steady": 10, "outage_503": 5, "outage_refused": 5, "after": 15}
+QUICK = {"clients": 20, "processes": 2, "steady": 10, "outage_503": 5, "outage_refused": 5, "after": 40}
 OUTAGE_FAULT = {"operation": "*", "kind": "status", "status": 503}
 READY_TIMEOUT_S = 300
 DRAIN_S = 10
@@ -72,6 +73,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="smoke run: " + ", ".join(f"{k.replace('_', '-')} {v}" for k, v in QUICK.items()))
     parser.add_argument("--out", type=Path, default=HERE / "outage-results", help="directory of the CSV, PNG, JSON")
     parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--retry-after", type=int, default=None,
+                        help="seconds of Retry-After on the 503 answers (default: none, as the worst case)")
     parser.add_argument("--label", default="", help="added to the plot's title (e.g. the library's name)")
     parser.add_argument("--resource", default="LIVE", help="the resource the players ask for")
     parser.add_argument("--call-timeout", type=float, default=120.0,
@@ -190,7 +193,8 @@ def run(args: argparse.Namespace, library: Path, directory: Path) -> dict:
         switches = {}
         say(f"steady for {timeline.steady:g} s")
         sleep_until(t0 + timeline.outage_start, emulator)
-        emulator.faults(OUTAGE_FAULT)
+        emulator.faults(dict(OUTAGE_FAULT, **({} if args.retry_after is None
+                                               else {"retry_after": args.retry_after})))
         switches["503"] = time.time() - t0
         say(f"outage: HTTP 503 for {timeline.outage_503:g} s")
         sleep_until(t0 + timeline.refused_start, emulator)

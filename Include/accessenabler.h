@@ -697,7 +697,9 @@ typedef struct ae_delegate {
     void (*set_token)(const char *token, const char *resource, void *user_data);
 
     /** tokenRequestFailed: `error_code` is an AE_*_ERROR string; `error_description` the MVPD's or
-        Adobe's message ("" if none). */
+        Adobe's message ("" if none). While Adobe is failing the SDK answers at once without sending
+        (the `status` before it: enhanced error `service_unavailable`, docs/OUTAGE.md); a host that
+        calls again on failure should wait a random time (a fixed delay keeps a fleet in step). */
     void (*token_request_failed)(const char *resource, const char *error_code, const char *error_description,
                                  void *user_data);
 

@@ -61,7 +61,7 @@ def test_quick_outage_run(tmp_path):
         rows = list(csv.DictReader(file))
     assert list(rows[0]) == ["t", "phase", "requests_received", "connection_attempts", "calls_started",
                              "calls_failed", "calls_succeeded"]
-    assert [row["t"] for row in rows] == [str(t) for t in range(35)]  # 10 + 5 + 5 + 15 s
+    assert [row["t"] for row in rows] == [str(t) for t in range(60)]  # 10 + 5 + 5 + 40 s
     assert {row["phase"] for row in rows} == {"steady", "503", "refused", "after"}
 
     summary = json.loads(figures.read_text())
