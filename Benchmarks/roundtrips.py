@@ -48,18 +48,27 @@ class Bench:
                          storage_path=str(store), device_id=device, max_requests_per_second=-1, poll_interval_ms=1000)
 
     def timed(self, start, wait):
+        """Seconds from start() until wait() returns; what the flow put on the wire goes to self.wire
+        (requests, connections, TLS handshakes, bytes each way: the emulator's log and the proxy's
+        counters), keyed by flow in run()."""
+        before = dict(self.proxy.counters(), requests=len(self.emulator.log()))
         began = time.perf_counter()
         start()
         wait()
-        return time.perf_counter() - began
+        elapsed = time.perf_counter() - began
+        time.sleep(0.05)  # let the proxy count the last chunks
+        after = dict(self.proxy.counters(), requests=len(self.emulator.log()))
+        self.last = {key: after[key] - before[key] for key in after}
+        return elapsed
 
     def run(self, run):
         store = self.directory / f"store-{run}.sqlite"
-        times = {}
+        times, wire = {}, {}
         recorder = Recorder()
         client = self.client(store, recorder, device=f"bench-{run}")
         times["cold setRequestor"] = self.timed(lambda: client.set_requestor("REF30"),
                                                 lambda: recorder.wait("set_requestor_complete"))
+        wire["cold setRequestor"] = self.last
         client.get_authentication()
         recorder.wait("display_provider_dialog")
         began = time.perf_counter()
@@ -74,8 +83,10 @@ class Bench:
         client = self.client(store, warm, device=f"bench-{run}")
         times["warm setRequestor"] = self.timed(lambda: client.set_requestor("REF30"),
                                                 lambda: warm.wait("set_requestor_complete"))
+        wire["warm setRequestor"] = self.last
         times["first getAuthorization right after a warm start"] = self.timed(
             lambda: client.get_authorization("LIVE"), lambda: warm.wait("set_token"))
+        wire["first getAuthorization right after a warm start"] = self.last
         client.close()
         # Again, with a viewer who takes a moment: the preconnect (after setRequestorComplete) is done.
         warm = Recorder()
@@ -85,14 +96,17 @@ class Bench:
         time.sleep(5 * self.rtt)
         times["first getAuthorization after a warm start, once warmed"] = self.timed(
             lambda: client.get_authorization("NEWS"), lambda: warm.wait("set_token"))
+        wire["first getAuthorization after a warm start, once warmed"] = self.last
         resources = [f"R{i}" for i in range(1000)]
         times["preauthorize 1,000 resources"] = self.timed(
             lambda: client.check_preauthorized_resources(resources, False),
             lambda: warm.wait("preauthorized_resources", timeout=120))
+        wire["preauthorize 1,000 resources"] = self.last
         times["logout"] = self.timed(client.logout,
                                      lambda: warm.wait("set_authentication_status", lambda s, c: s == 0))
+        wire["logout"] = self.last
         client.close()
-        return times
+        return times, wire
 
     def curl_floor(self):
         """One bare curl request through the same proxy, new connection: TCP + TLS + the request."""
@@ -150,7 +164,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=3)
     options = parser.parse_args(argv)
     rtt = options.rtt_ms / 1000
-    results, floors = {}, {}
+    results, floors, wires = {}, {}, {}
     for alpn, label in (("h2,http/1.1", "TLS 1.3 + HTTP/2"), ("http/1.1", "TLS 1.3 + HTTP/1.1")):
         with tempfile.TemporaryDirectory() as directory:
             bench = Bench(options.rtt_ms, alpn, Path(directory))
@@ -161,7 +175,8 @@ def main(argv=None):
                     dns = bench.dns_cost()
             finally:
                 bench.stop()
-        results[label] = {flow: statistics.median(run[flow] for run in runs) for flow in GOALS}
+        results[label] = {flow: statistics.median(times[flow] for times, _ in runs) for flow in GOALS}
+        wires[label] = runs[-1][1]  # what each flow put on the wire (the same in every run)
     labels = list(results)
     print(f"### Round trips at {options.rtt_ms} ms RTT over TLS 1.3 (median of {options.runs} runs)\n")
     print("| flow | " + " | ".join(f"{label}: wall (RTT)" for label in labels) + " | goal (RTT) |")
@@ -169,6 +184,14 @@ def main(argv=None):
     for flow, goal in GOALS.items():
         cells = [f"{results[label][flow] * 1000:.0f} ms ({results[label][flow] / rtt:.2f})" for label in labels]
         print(f"| {flow} | " + " | ".join(cells) + f" | {'—' if goal is None else f'≤ {goal}'} |")
+    print("\nOn the wire per flow (the last run; requests reaching the emulator, the proxy's connections, TLS "
+          "handshakes and bytes client → server / server → client):\n")
+    print("| flow | " + " | ".join(f"{label}: requests, connections, handshakes, bytes ↑/↓" for label in labels) + " |")
+    print("|---|" + "---|" * len(labels))
+    for flow in wires[labels[0]]:
+        cells = [f"{w['requests']}, {w['connections']}, {w['handshakes']}, {w['bytes_up']:,}/{w['bytes_down']:,}"
+                 for w in (wires[label][flow] for label in labels)]
+        print(f"| {flow} | " + " | ".join(cells) + " |")
     for label, floor in floors.items():
         if floor:
             connect, tls, total = floor

@@ -192,6 +192,22 @@ def test_curl_sends_two_requests_on_one_h2_connection(pki, front):
 
 
 @needs_curl
+def test_the_latency_proxy_delays_and_counts_connections_handshakes_and_bytes(pki, front):
+    good = front(pki.good)
+    with tlsfront.LatencyProxy(good.port, 50) as proxy:
+        url = f"{proxy.url}/_emulator/config"
+        started = time.monotonic()
+        done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-o", "/dev/null", url, url)
+        elapsed = time.monotonic() - started
+        assert done.returncode == 0, done.stderr
+        counted = proxy.counters()
+    # One connection, one TLS handshake, two requests on it: at least TLS + 2 requests = 3 RTT.
+    assert (counted["connections"], counted["handshakes"]) == (1, 1)
+    assert counted["bytes_up"] > 500 and counted["bytes_down"] > 1000, counted
+    assert elapsed >= 3 * 0.1
+
+
+@needs_curl
 def test_curl_gets_http11_from_an_http11_only_front(pki, front):
     done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version}",
                 f"{front(pki.good, alpn='http/1.1').url}/_emulator/config")

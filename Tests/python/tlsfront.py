@@ -538,14 +538,19 @@ class ResetStreamServer(_H2Server):
 
 class LatencyProxy(_Endpoint):
     """A TCP proxy on 127.0.0.1 that delays every chunk by `delay_ms` in each direction (so a round trip
-    costs 2 × delay_ms: the kernel here has no netem) and counts the connections it accepted. Put it
-    before a Front: `https://localhost:<proxy port>` then reaches the front with that latency."""
+    costs 2 × delay_ms: the kernel here has no netem) and counts the connections it accepted, the bytes
+    it carried each way and the TLS handshakes it saw (a connection whose first bytes are a TLS
+    ClientHello: full or resumed alike). Put it before a Front: `https://localhost:<proxy port>` then
+    reaches the front with that latency. `counters()` reads all three at once."""
 
     def __init__(self, target_port, delay_ms):
         self.target_port, self.delay = target_port, delay_ms / 1000
         self.listener = _listen("127.0.0.1")
         self.port = self.listener.getsockname()[1]
         self.connections = 0
+        self.handshakes = 0
+        self.bytes_up = self.bytes_down = 0  # client → server, server → client
+        self.counting = threading.Lock()
         self.stopped = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -555,7 +560,8 @@ class LatencyProxy(_Endpoint):
                 downstream, _ = self.listener.accept()
             except OSError:
                 return
-            self.connections += 1
+            with self.counting:
+                self.connections += 1
             threading.Thread(target=self._connect, args=(downstream,), daemon=True).start()
 
     def _upstream(self, downstream):
@@ -568,10 +574,26 @@ class LatencyProxy(_Endpoint):
         except OSError:
             downstream.close()
             return
-        for a, b in ((downstream, upstream), (upstream, downstream)):
-            threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+        for a, b, up in ((downstream, upstream, True), (upstream, downstream, False)):
+            threading.Thread(target=self._pump, args=(a, b, up), daemon=True).start()
 
-    def _pump(self, source, sink):
+    def counters(self):
+        """{"connections", "handshakes", "bytes_up", "bytes_down"} so far."""
+        with self.counting:
+            return {"connections": self.connections, "handshakes": self.handshakes,
+                    "bytes_up": self.bytes_up, "bytes_down": self.bytes_down}
+
+    def _count(self, data, up, first):
+        with self.counting:
+            if up:
+                self.bytes_up += len(data)
+                # A TLS record of type handshake (22) whose first message is a ClientHello (1).
+                if first and len(data) > 5 and data[0] == 22 and data[5] == 1:
+                    self.handshakes += 1
+            else:
+                self.bytes_down += len(data)
+
+    def _pump(self, source, sink, up=True):
         """Reads `source`; each chunk goes to `sink` `delay` after it arrived (in order)."""
         chunks = []
         ready = threading.Condition()
@@ -593,11 +615,14 @@ class LatencyProxy(_Endpoint):
                     return
 
         threading.Thread(target=deliver, daemon=True).start()
+        first = True
         while True:
             try:
                 data = source.recv(65536)
             except OSError:
                 data = b""
+            self._count(data, up, first)
+            first = False
             with ready:
                 chunks.append((time.monotonic() + self.delay, data))
                 ready.notify()
