@@ -64,6 +64,14 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     private let share: UnsafeMutableRawPointer?
     private let pending = Locked(Pending())
     private var active: [Int: Exchange] = [:]  // network thread only
+    /// Exchanges waiting for a place among the `maxInFlight` (network thread only).
+    private var waiting: [Exchange] = []
+    /// At most this many exchanges in libcurl at once: HTTP/2 servers commonly allow 100 concurrent
+    /// streams per connection (RFC 9113 recommends no fewer), and a transfer beyond a connection's
+    /// limit makes libcurl open another connection (TCP, TLS) instead of waiting for a stream. So a
+    /// preauthorization of 200 requests goes as two waves of streams on one connection; over
+    /// HTTP/1.1 libcurl still spreads them over its connections (CURLMOPT_MAX_HOST_CONNECTIONS).
+    static let maxInFlight = 100
     private var thread = pthread_t()
     private var started = false
 
@@ -182,12 +190,20 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
                 return (state.adds, state.cancels, state.shutDown)
             }
             if shutDown {
-                for exchange in adds { exchange.completion(.failure(.cancelled)) }
+                for exchange in waiting + adds { exchange.completion(.failure(.cancelled)) }
+                waiting.removeAll()
                 for id in Array(active.keys) { finish(id, .failure(.cancelled)) }
                 return
             }
-            for exchange in adds { start(exchange) }
-            for id in cancels where active[id] != nil { finish(id, .failure(.cancelled)) }
+            waiting += adds
+            for id in cancels {
+                if active[id] != nil {
+                    finish(id, .failure(.cancelled))
+                } else if let index = waiting.firstIndex(where: { $0.id == id }) {
+                    waiting.remove(at: index).completion(.failure(.cancelled))
+                }
+            }
+            startWaiting()
             curl_multi_perform(multi, &running)
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
@@ -196,8 +212,21 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
                 else { continue }
                 finish(exchange.id, outcome(of: exchange, code: message.pointee.data.result))
             }
+            if !waiting.isEmpty, active.count < Self.maxInFlight {
+                startWaiting()
+                continue  // perform the new transfers before polling
+            }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
+    }
+
+    /// Hands waiting exchanges to libcurl, oldest first, while fewer than `maxInFlight` are in it.
+    private func startWaiting() {
+        let room = max(0, Self.maxInFlight - active.count)
+        guard room > 0, !waiting.isEmpty else { return }
+        let starting = waiting.prefix(room)
+        waiting.removeFirst(starting.count)
+        for exchange in starting { start(exchange) }
     }
 
     private func start(_ exchange: Exchange) {
