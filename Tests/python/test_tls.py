@@ -278,6 +278,19 @@ def test_preauthorization_batches_from_a_warm_start_share_one_connection(fronts,
     assert proxy.connections == connections + 1, f"{proxy.connections - connections} connections for 4 batches"
 
 
+def test_a_thousand_resources_go_as_streams_of_one_h2_connection(fronts, pki, make_client, recorder, emulator,
+                                                                 tmp_path):
+    # 200 requests at once: the client keeps at most 100 in libcurl (HTTP/2's usual stream limit,
+    # nghttpx's default), so they go as two waves on the one connection instead of libcurl opening
+    # more connections for the streams beyond the server's limit.
+    client, warm, proxy, (requests, connections) = warm_start(fronts, pki, make_client, recorder, emulator,
+                                                              tmp_path, delay_ms=10)
+    client.check_preauthorized_resources([f"R{i}" for i in range(1000)], False)
+    warm.wait("preauthorized_resources", timeout=60)
+    assert len(emulator.log()) - requests == 200
+    assert proxy.counters()["connections"] == connections + 1, "the preconnect's connection only"
+
+
 @pytest.mark.parametrize("family", ["url_ip", "url_v6"])
 def test_ipv4_and_ipv6_addresses(fronts, pki, make_client, recorder, family):
     front = fronts.start(pki.good, ipv6=True)
