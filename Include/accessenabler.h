@@ -126,7 +126,7 @@ extern "C" {
 
 
 #define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
-#define AE_VERSION_MINOR 1 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_MINOR 2 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
 #define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -882,6 +882,39 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
  * Ownership: copied. Thread: any. Callback: none (setOptions has no callback).
  */
 AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
+
+/** Kinds of single sign-on token (ae_client_set_identity_token; docs/PLATFORM-SSO.md). Since 1.2. */
+enum {
+    AE_IDENTITY_TOKEN_PLATFORM = 1, /**< a platform identity (JWS or JWE) from the box's platform: sent as
+                                         `Adobe-Subject-Token` (V2 and V1); a second app of the same subject
+                                         gets a `platformSSO` profile */
+    AE_IDENTITY_TOKEN_SERVICE = 2   /**< a service token (JWS, RS256: iss, sub, aud "Adobe", iat, exp) from the
+                                         programmer's or operator's identity service: sent as
+                                         `AD-Service-Token` (V2); its `serviceTokenSSO` profiles follow the
+                                         viewer across devices */
+};
+
+/**
+ * Gives the SDK the host's single sign-on token of `kind`, or clears it (`token` NULL). From then on
+ * it goes with exactly the calls Adobe lists for it (V2: sessions, profiles, profiles/{mvpd}, both
+ * decisions, logout; V1: every call; never DCR, never another host), until it passes its `exp`
+ * (then it is not sent). Checked now: compact JWS (3 parts) or, for a platform token, JWE (5 parts);
+ * base64url characters only; at most 16 KiB; a JOSE header with an allowed `alg` (never `none`; a
+ * service token RS256 only); a JWS's claims with a numeric `exp` in the future and at most a year
+ * away, `iat` not in the future, a service token's `iss`, `sub`, `aud` naming "Adobe". A refused
+ * token leaves the previous one in place. Set it before ae_set_requestor() so that the profiles
+ * call carries it (a second app of the same subject is then signed in with no login); a platform
+ * that refreshes its token calls this again. The token text is never logged (a SHA-256 prefix is).
+ *
+ * @param client  The client (from ae_client_create()).
+ * @param kind    AE_IDENTITY_TOKEN_PLATFORM or AE_IDENTITY_TOKEN_SERVICE.
+ * @param token   The compact serialisation, NUL-terminated UTF-8; NULL clears the token of `kind`.
+ * @return AE_OK; AE_E_INVALID_ARG (an unknown kind, or a token refused: ae_last_error_message()
+ *         says why, e.g. "AD-Service-Token refused: alg \"none\" is not allowed");
+ *         AE_E_INVALID_HANDLE.
+ * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ */
+AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, const char *token);
 
 /**
  * setRequestor. Registers the application (DCR) and gets an access token when needed, loads the

@@ -61,6 +61,7 @@ AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
 AE_CONFIG_VERSION = 5
 AE_CA_WITH_SYSTEM, AE_CA_ONLY = 0, 1
 AE_TLS_1_2, AE_TLS_1_3 = 0, 1
+AE_IDENTITY_TOKEN_PLATFORM, AE_IDENTITY_TOKEN_SERVICE = 1, 2  # ae_client_set_identity_token (1.2)
 AE_STORE_CHECK_QUICK, AE_STORE_CHECK_NONE, AE_STORE_CHECK_ALL, AE_STORE_CHECK_CLEAR = 0, 1, 2, 3
 AE_STORE_KEY_LENGTH = 32
 AE_STORE_OPENED, AE_STORE_CREATED, AE_STORE_IN_MEMORY, AE_STORE_RECOVERED, AE_STORE_CLEARED, AE_STORE_UPGRADED = range(6)
@@ -231,6 +232,7 @@ _SIGNATURES = {
     "ae_client_create": (c_int32, [ctypes.POINTER(Config), ctypes.POINTER(Delegate), ctypes.POINTER(_CLIENT)]),
     "ae_client_destroy": (None, [_CLIENT]),
     "ae_set_options": (c_int32, [_CLIENT, c_char_p]),
+    "ae_client_set_identity_token": (c_int32, [_CLIENT, c_int32, c_char_p]),
     "ae_set_requestor": (c_int32, [_CLIENT, c_char_p, c_char_p]),
     "ae_check_authentication": (c_int32, [_CLIENT]),
     "ae_get_authentication": (c_int32, [_CLIENT, c_int32, c_char_p, c_char_p]),
@@ -477,6 +479,12 @@ class Client:
     # --- the AccessEnabler calls (raise AEError when refused) ------------------------------
     def set_options(self, options):
         check(lib.ae_set_options(self._handle, _encode(options)))
+
+    def set_identity_token(self, kind, token):
+        """ae_client_set_identity_token: the platform's (AE_IDENTITY_TOKEN_PLATFORM) or the identity
+        service's (AE_IDENTITY_TOKEN_SERVICE) single sign-on token, str or bytes; None clears it. A
+        malformed, expired or unsigned (`alg: none`) token raises AEError(AE_E_INVALID_ARG)."""
+        check(lib.ae_client_set_identity_token(self._handle, kind, _encode(token)))
 
     def set_requestor(self, requestor_id, service_providers=None):
         check(lib.ae_set_requestor(self._handle, _encode(requestor_id), _encode(service_providers)))

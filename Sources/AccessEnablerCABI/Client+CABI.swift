@@ -67,6 +67,16 @@ public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePoint
 }
 
 @c @implementation
+public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
+    call(client) { enabler throws(AccessEnablerError) in
+        guard let kind = IdentityTokenKind(rawValue: kind) else {
+            throw .invalidArgument("kind \(kind) is not an AE_IDENTITY_TOKEN_* value")
+        }
+        try enabler.setIdentityToken(token == nil ? nil : try CInput.string(token, "token"), kind: kind)
+    }
+}
+
+@c @implementation
 public func ae_set_requestor(
     _ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
     _ service_providers_json: UnsafePointer<CChar>?

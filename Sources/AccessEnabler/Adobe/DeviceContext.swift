@@ -8,6 +8,8 @@ package struct DeviceContext: Sendable, Equatable {
     package var deviceInfo: String
     package var visitorID: String?
     package var applicationProfile: String?
+    /// The host's single sign-on tokens (ae_client_set_identity_token), checked when they were set.
+    package var identityTokens: [IdentityTokenKind: IdentityToken] = [:]
 
     package init(deviceID: String, deviceInfo: String, visitorID: String? = nil, applicationProfile: String? = nil) {
         self.deviceID = deviceID
@@ -18,4 +20,13 @@ package struct DeviceContext: Sendable, Equatable {
 
     /// AP-Device-Identifier: `fingerprint <Base64 of the stable device id>` (Adobe's only type).
     package var deviceIdentifier: String { "fingerprint " + Encoding.base64(deviceID) }
+
+    /// The SSO headers of `kinds` (`Adobe-Subject-Token`, `AD-Service-Token`) for a request made at
+    /// `nowMillis`: a token past its `exp` is not sent (docs/PLATFORM-SSO.md).
+    package func identityHeaders(_ kinds: [IdentityTokenKind], nowMillis: Int64) -> [(name: String, value: String)] {
+        kinds.compactMap { kind in
+            guard let token = identityTokens[kind], !token.isExpired(at: nowMillis) else { return nil }
+            return (kind.headerName, token.text)
+        }
+    }
 }

@@ -197,12 +197,14 @@ package actor Engine {
         let domain = configuration.map(settings.domainName(for:)) ?? settings.domainName ?? Defaults.domainName
         switch settings.apiGeneration {
         case .v2:
-            let wire = V2Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+            let wire = V2Backend(
+                executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock)
             return V2Service(
                 requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
                 partnerName: settings.partner?.name)
         case .v1:
-            let wire = V1Backend(executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } })
+            let wire = V1Backend(
+                executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock)
             let (store, scope) = (store, scope)
             return V1Service(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL) { mvpd in
                 let deviceID = context.withLock { $0.deviceID }

@@ -19,6 +19,8 @@ public final class AccessEnabler: @unchecked Sendable {
     private let transport: any HTTPTransport
     private let store: TokenStore
     private let context: Locked<DeviceContext>
+    /// The clock SSO tokens' `exp` is judged on (Adobe's time when known).
+    private let wallClock: any WallClock
     /// Set by shutdown; held while a call is handed over, so calls and destroy do not interleave.
     private let destroyed = Locked(false)
     private let delegates = Locked(Delegates())
@@ -94,6 +96,7 @@ public final class AccessEnabler: @unchecked Sendable {
         }
         let context = Locked(DeviceContext(deviceID: deviceID, deviceInfo: Encoding.base64(JSONValue.object(deviceInfo).jsonText)))
         self.context = context
+        self.wallClock = serverClock
         self.transport = transport ?? settings.transport ?? CurlTransport(options: transportOptions ?? .init())
         let callbacks: any CallbackRunner
         switch settings.callbackMode {
@@ -181,6 +184,27 @@ public final class AccessEnabler: @unchecked Sendable {
         }
         try checkAlive()
         context.withLock { context in for change in changes { change(&context) } }
+    }
+
+    /// Sets the host's single sign-on token of `kind` (nil clears it): a platform identity
+    /// (`Adobe-Subject-Token`) or a service token (`AD-Service-Token`), sent from then on with the
+    /// calls Adobe lists for it (docs/PLATFORM-SSO.md). Checked now (`IdentityToken.parse`):
+    /// malformed, `alg` none or not allowed, expired, a lifetime over a year, over 16 KiB, a
+    /// character outside base64url → `invalidArgument` naming why, and the previous token stays.
+    /// A token past its `exp` later is no longer sent. The text never reaches a log (a SHA-256
+    /// prefix does). No callback.
+    public func setIdentityToken(_ token: String?, kind: IdentityTokenKind) throws(AccessEnablerError) {
+        var parsed: IdentityToken?
+        if let token {
+            do {
+                parsed = try IdentityToken.parse(token, kind: kind, nowMillis: wallClock.nowMillis())
+            } catch {
+                throw .invalidArgument("\(kind.headerName) refused: \(error)")
+            }
+        }
+        try checkAlive()
+        context.withLock { $0.identityTokens[kind] = parsed }
+        logger.info("\(kind.headerName): " + (parsed.map { "set (sha256 \($0.fingerprint)…)" } ?? "cleared"))
     }
 
     /// A string option; control characters are refused (options end up in headers and URLs).
@@ -368,7 +392,7 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
 /// The library version (the header's AE_VERSION_*).
 public enum Version {
     public static let major: Int32 = 1
-    public static let minor: Int32 = 1
+    public static let minor: Int32 = 2
     public static let patch: Int32 = 0
     public static var number: Int32 { major * 10000 + minor * 100 + patch }
     public static var string: String { "\(major).\(minor).\(patch)" }

@@ -21,15 +21,18 @@ package struct V1Backend: Sendable {
     /// Service host without a trailing slash, e.g. "https://api.auth.adobe.com".
     package let baseURL: String
     package let context: @Sendable () -> DeviceContext
+    /// Whether the platform token has passed its `exp` is judged on this clock.
+    package let clock: any WallClock
 
     package init(
         executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
-        context: @escaping @Sendable () -> DeviceContext
+        context: @escaping @Sendable () -> DeviceContext, clock: any WallClock = SystemClock()
     ) {
         self.executor = executor
         self.tokens = tokens
         self.baseURL = baseURL
         self.context = context
+        self.clock = clock
     }
 
     // MARK: Requests
@@ -37,10 +40,14 @@ package struct V1Backend: Sendable {
     private func headers(_ token: String, accept: String = "application/json", form: Bool = false)
         -> [(name: String, value: String)]
     {
+        let context = context()
         var headers: [(name: String, value: String)] = [
-            ("Authorization", "Bearer " + token), ("Accept", accept), ("X-Device-Info", context().deviceInfo),
+            ("Authorization", "Bearer " + token), ("Accept", accept), ("X-Device-Info", context.deviceInfo),
         ]
         if form { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
+        // Every V1 call is under /api/v1, /reggie/v1 or /adobe-services: Adobe wants the platform
+        // identity on all of them (rest-api-v1.md: Amazon FireTV SSO); V1 has no service token.
+        headers += context.identityHeaders([.platformIdentity], nowMillis: clock.nowMillis())
         return headers
     }
 

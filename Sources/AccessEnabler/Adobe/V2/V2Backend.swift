@@ -8,22 +8,27 @@ package struct V2Backend: Sendable {
     /// Service host without a trailing slash, e.g. "https://sp.auth.adobe.com".
     package let baseURL: String
     package let context: @Sendable () -> DeviceContext
+    /// Whether an SSO token has passed its `exp` is judged on this clock.
+    package let clock: any WallClock
 
     package init(
         executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
-        context: @escaping @Sendable () -> DeviceContext
+        context: @escaping @Sendable () -> DeviceContext, clock: any WallClock = SystemClock()
     ) {
         self.executor = executor
         self.tokens = tokens
         self.baseURL = baseURL
         self.context = context
+        self.clock = clock
     }
 
     /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
     /// `tempPassIdentity`: promotional TempPass (profiles/{mvpd} and the decisions list the header).
+    /// `sso`: the endpoint is one of the six Adobe's OpenAPI file lists `Adobe-Subject-Token` and
+    /// `AD-Service-Token` on (sessions create, profiles, profiles/{mvpd}, both decisions, logout).
     private func headers(
         token: String, device: Bool, visitor: Bool = true, contentType: String? = nil,
-        partnerStatus: String? = nil, tempPassIdentity: String? = nil
+        partnerStatus: String? = nil, tempPassIdentity: String? = nil, sso: Bool = false
     ) -> [(name: String, value: String)] {
         let context = context()
         var headers: [(name: String, value: String)] = [
@@ -38,6 +43,7 @@ package struct V2Backend: Sendable {
         if let partnerStatus { headers.append(("AP-Partner-Framework-Status", partnerStatus)) }
         // Spelled as in Adobe's header page; the OpenAPI file writes AP-Temppass-Identity (names are case-insensitive).
         if let tempPassIdentity { headers.append(("AP-TempPass-Identity", tempPassIdentity)) }
+        if sso { headers += context.identityHeaders(IdentityTokenKind.allCases, nowMillis: clock.nowMillis()) }
         return headers
     }
 
@@ -80,7 +86,8 @@ package struct V2Backend: Sendable {
     package func profiles(_ requestor: String, partnerStatus: String? = nil) async throws(CallFailure) -> [Profile] {
         let url = path(requestor, "profiles")
         return try await call("profiles", ProfilesAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus))
+            HTTPRequest(
+                method: "GET", url: url, headers: headers(token: token, device: true, partnerStatus: partnerStatus, sso: true))
         }.profiles
     }
 
@@ -95,7 +102,7 @@ package struct V2Backend: Sendable {
                 method: "GET", url: url,
                 headers: headers(
                     token: token, device: true, partnerStatus: partnerStatus,
-                    tempPassIdentity: tempPassIdentity))
+                    tempPassIdentity: tempPassIdentity, sso: true))
         }.profiles.first { $0.mvpd == mvpd }
         profile?.tempPassIdentity = tempPassIdentity
         return profile
@@ -119,7 +126,7 @@ package struct V2Backend: Sendable {
         return try await call("sessions", SessionAnswer.self) { token in
             HTTPRequest(
                 method: "POST", url: url,
-                headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded"),
+                headers: headers(token: token, device: true, contentType: "application/x-www-form-urlencoded", sso: true),
                 body: body)
         }
     }
@@ -172,7 +179,7 @@ package struct V2Backend: Sendable {
                 method: "POST", url: url,
                 headers: headers(
                     token: token, device: true, contentType: "application/json;charset=utf-8",
-                    partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity),
+                    partnerStatus: partnerStatus, tempPassIdentity: tempPassIdentity, sso: true),
                 body: body)
         }.decisions
     }
@@ -221,7 +228,7 @@ package struct V2Backend: Sendable {
     {
         let url = path(requestor, "logout", mvpd) + "?redirectUrl=" + Encoding.percentEncode(redirectURL)
         return try await call("logout", LogoutAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true))
+            HTTPRequest(method: "GET", url: url, headers: headers(token: token, device: true, sso: true))
         }.logouts
     }
 }

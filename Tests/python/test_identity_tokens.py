@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The host's single sign-on tokens through the C API (ae_client_set_identity_token, since 1.2): a
+platform identity (Adobe-Subject-Token) and a service token (AD-Service-Token) go with exactly the
+calls Adobe's OpenAPI file lists them on (V2) or every call (V1, platform identity only), never with
+DCR; a token that is not a well-formed compact JWS/JWE, unsigned, expired or oversized is refused
+before anything is sent, and one that expires later is no longer sent. The SDK does not verify
+signatures (Adobe does, with the issuer's key): these tokens carry placeholder signatures.
+docs/PLATFORM-SSO.md."""
+import base64
+import json
+import time
+
+import pytest
+from conftest import login
+from harness import ae
+
+both_apis = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
+
+# The V2 operations Adobe's OpenAPI file lists both SSO headers on.
+V2_SSO_OPERATIONS = {"createSessionUsingPOST", "getProfilesUsingGET_1", "getProfileForMvpdUsingGET",
+                     "retrieveAuthorizeDecisionsForMvpdUsingPOST", "retrievePreAuthorizeDecisionsForMvpdUsingPOST_1",
+                     "getLogoutForMvpdUsingGET"}
+DCR_OPERATIONS = {"processSoftwareStatementUsingPOST", "generateAccessTokenUsingPOST"}
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jws(claims=None, alg="RS256", header=None, signature=b"\x01" * 64, **extra):
+    """A compact JWS with `claims` (default: a valid service token's, an hour long)."""
+    now = int(time.time())
+    body = {"iss": "https://id.operator.example", "sub": "subscriber-42", "aud": "Adobe", "iat": now,
+            "exp": now + 3600} if claims is None else claims
+    body.update(extra)
+    head = {"alg": alg, "typ": "JWT"} if header is None else header
+    return ".".join([b64url(json.dumps(head).encode()), b64url(json.dumps(body).encode()), b64url(signature)])
+
+
+def jwe():
+    """A compact JWE's shape: its claims are encrypted for Adobe (the SDK reads only the header)."""
+    head = {"alg": "RSA-OAEP-256", "enc": "A256GCM", "kid": "platform-1"}
+    return ".".join([b64url(json.dumps(head).encode()), b64url(b"k" * 256), b64url(b"i" * 12), b64url(b"c" * 80),
+                     b64url(b"t" * 16)])
+
+
+def sso_headers(entry):
+    return {name: entry["headers"].get(name) for name in ("Adobe-Subject-Token", "AD-Service-Token")
+            if entry["headers"].get(name) is not None}
+
+
+def full_session(client, recorder, emulator):
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(client, recorder, emulator)
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+    client.check_preauthorized_resources(["LIVE", "NEWS"], False)
+    recorder.wait("preauthorized_resources")
+    client.logout()
+    recorder.wait("set_authentication_status", lambda status, code: status == 0)
+
+
+@both_apis
+def test_the_tokens_go_with_exactly_the_calls_adobe_lists(make_client, recorder, emulator, api):
+    client = make_client()
+    platform, service = jws(sub="platform-subject-1"), jws()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, platform)
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, service)
+    full_session(client, recorder, emulator)
+    log = emulator.log()
+    assert {e["operation"] for e in log} >= DCR_OPERATIONS
+    for entry in log:
+        carried = sso_headers(entry)
+        if entry["operation"] in DCR_OPERATIONS:
+            assert carried == {}, entry["operation"]  # never to DCR
+        elif api == "v2":
+            expected = ({"Adobe-Subject-Token": platform, "AD-Service-Token": service}
+                        if entry["operation"] in V2_SSO_OPERATIONS else {})
+            assert carried == expected, entry["operation"]
+        else:  # V1: the platform identity on every call, no service token (V1 has none)
+            assert carried == {"Adobe-Subject-Token": platform}, entry["operation"]
+    if api == "v2":  # (profiles/{mvpd} is TempPass's and the partner flow's: not in this session)
+        assert {e["operation"] for e in log if sso_headers(e)} == V2_SSO_OPERATIONS - {"getProfileForMvpdUsingGET"}
+
+
+def test_a_jwe_platform_token_is_sent_as_it_is_and_clearing_stops_it(make_client, recorder, emulator):
+    client = make_client()
+    token = jwe()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, token)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
+    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": token}
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, None)
+    emulator.clear_log()
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    assert all(sso_headers(e) == {} for e in emulator.log())
+
+
+NOW = int(time.time())
+REFUSED = {
+    "empty": ("", "empty"),
+    "alg none": (jws(alg="none", signature=b""), 'alg "none"'),
+    "alg none with a signature": (jws(alg="none"), 'alg "none"'),
+    "HS256 service token": (jws(alg="HS256"), 'alg "HS256"'),
+    "no alg": (jws(header={"typ": "JWT"}), "no alg"),
+    "header not JSON": (b64url(b"{not json") + "." + jws().split(".", 1)[1], "header"),
+    "four parts": (jws() + ".x", "4 part"),
+    "two parts": (".".join(jws().split(".")[:2]), "2 part"),
+    "empty signature": (jws(signature=b""), "empty signature"),
+    "no exp": (jws(claims={"iss": "i", "sub": "s", "aud": "Adobe", "iat": NOW}), "exp"),
+    "exp as a string": (jws(exp=str(NOW + 3600)), "exp"),
+    "exp in the past": (jws(exp=NOW - 10), "expired"),
+    "exp two years away": (jws(exp=NOW + 2 * 366 * 86400), "year"),
+    "exp beyond any date": (jws(exp=10 ** 30), "exp"),
+    "iat in the future": (jws(iat=NOW + 3600), "future"),
+    "aud not Adobe": (jws(aud="Someone"), "aud"),
+    "no sub": (jws(claims={"iss": "i", "aud": "Adobe", "iat": NOW, "exp": NOW + 60}), "sub"),
+    "huge sub": (jws(sub="x" * 5000), "sub"),
+    "CR LF inside": (jws()[:20] + "\r\nX-Evil: 1" + jws()[20:], "character"),
+    "space inside": (jws()[:20] + " " + jws()[20:], "character"),
+    "non-ASCII": (jws()[:20] + "é" + jws()[20:], "character"),
+    "over 16 KiB": (jws(pad="p" * 17000), "bytes"),
+    "JWE as a service token": (jwe(), "5 part"),
+}
+
+
+@pytest.mark.parametrize("token,why", REFUSED.values(), ids=REFUSED.keys())
+def test_a_bad_service_token_is_refused_before_sending_and_the_previous_one_stays(
+        make_client, recorder, emulator, token, why):
+    client = make_client()
+    good = jws()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, good)
+    with pytest.raises(ae.AEError) as refused:
+        client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, token)
+    assert refused.value.status == ae.AE_E_INVALID_ARG
+    assert "AD-Service-Token refused" in refused.value.message and why in refused.value.message, refused.value.message
+    assert token[:40] not in refused.value.message or len(token) < 8  # the token text is not echoed
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
+    assert sso_headers(profiles[-1]) == {"AD-Service-Token": good}
+
+
+def test_a_platform_token_may_be_es256_or_jwe_but_never_unsigned(make_client):
+    client = make_client()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, jws(claims={"sub": "s", "exp": NOW + 600}, alg="ES256"))
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, jwe())
+    for bad in (jws(alg="none", signature=b""), jws(alg="HS256")):
+        with pytest.raises(ae.AEError) as refused:
+            client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, bad)
+        assert "Adobe-Subject-Token refused" in refused.value.message
+
+
+def test_an_unknown_kind_is_refused(make_client):
+    client = make_client()
+    for kind in (0, 3, -1, 2 ** 31 - 1):
+        with pytest.raises(ae.AEError) as refused:
+            client.set_identity_token(kind, jws())
+        assert refused.value.status == ae.AE_E_INVALID_ARG
+
+
+def test_a_token_that_expires_is_no_longer_sent(make_client, recorder, emulator):
+    client = make_client()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, jws(exp=int(time.time()) + 2))
+    time.sleep(2.2)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert all(sso_headers(e) == {} for e in emulator.log())
+
+
+def test_the_token_text_never_reaches_the_log(make_client, recorder, emulator):
+    lines = []
+    client = make_client(log_level=ae.AE_LOG_DEBUG, log=lambda level, message: lines.append(message))
+    token = jws()
+    client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, token)
+    full_session(client, recorder, emulator)
+    text = "\n".join(lines)
+    assert "AD-Service-Token: set (sha256 " in text
+    for part in token.split("."):
+        assert part not in text
