@@ -197,8 +197,15 @@ package actor Engine {
         let domain = configuration.map(settings.domainName(for:)) ?? settings.domainName ?? Defaults.domainName
         switch settings.apiGeneration {
         case .v2:
+            let (sink, logger) = (sink, logger)
             let wire = V2Backend(
-                executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock)
+                executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock
+            ) { kind, error in
+                let dropped = context.withLock { $0.identityTokens.removeValue(forKey: kind) }
+                guard let dropped else { return }  // a concurrent call already dropped it
+                logger.warning("\(kind.headerName) (sha256 \(dropped.fingerprint)…) refused: \(error.code)")
+                sink.emit(Emission(.status(StatusCatalog.identityRefused(kind, error))))
+            }
             return V2Service(
                 requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
                 partnerName: settings.partner?.name)

@@ -71,6 +71,16 @@ package enum StatusCatalog {
         }
     }
 
+    /// Adobe refused the host's SSO token (`invalid_header_*`): the call goes on without single
+    /// sign-on. An SDK id (Adobe defines none for these SSO methods), level warning.
+    package static func identityRefused(_ kind: IdentityTokenKind, _ error: EnhancedError) -> AdvancedStatus {
+        AdvancedStatus(
+            "SSO400", .warning,
+            "Adobe refused the \(kind.headerName) (\(error.code)): going on without single sign-on; "
+                + "the token is dropped until the host sets a new one.",
+            details: error.code, enhancedError: error)
+    }
+
     /// CFG<HTTP status> for configuration answers without a code of their own (CFG410: too old,
     /// CFG5xx: Adobe's server errors, CFG429: still throttled after retries).
     private static func configurationHTTP(_ error: ServiceError) -> AdvancedStatus {

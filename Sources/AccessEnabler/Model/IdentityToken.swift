@@ -19,6 +19,20 @@ public enum IdentityTokenKind: Int32, Sendable, CaseIterable {
         }
     }
 
+    /// The kind an enhanced error refuses, if it is a refusal of an SSO token: `invalid_header_`
+    /// codes naming the subject (or Roku) token or the service token. Adobe does not publish these
+    /// codes; the emulator answers `invalid_header_subject_token` / `invalid_header_service_token`.
+    package init?(refusalCode code: String) {
+        guard code.hasPrefix("invalid_header_") else { return nil }
+        if code.contains("service_token") {
+            self = .service
+        } else if code.contains("subject_token") || code.contains("roku") || code.contains("platform_identity") {
+            self = .platformIdentity
+        } else {
+            return nil
+        }
+    }
+
     /// The profile type Adobe gives a session this SSO made.
     package var profileType: String {
         switch self {

@@ -52,9 +52,14 @@ package struct Profile: Codable, Sendable, Hashable {
     /// A profile Adobe issued under an authenticate-all degradation rule (`type: degraded`).
     package var isDegraded: Bool { type == "degraded" }
 
-    /// AccessEnabler's `tokenSource` user metadata: "Apple" for Apple SSO profiles, else the issuer
-    /// (the MVPD, or "Adobe" for temporary and degraded profiles). V2 profiles carry no such attribute.
-    package var tokenSource: String { type == "appleSSO" || issuer == "Apple" ? "Apple" : issuer }
+    /// AccessEnabler's `tokenSource` user metadata: "Apple" for Apple SSO profiles, the profile type
+    /// for the other SSO methods ("platformSSO": a platform identity, "serviceTokenSSO": a service
+    /// token; docs/PLATFORM-SSO.md), else the issuer (the MVPD, or "Adobe" for temporary and
+    /// degraded profiles). V2 profiles carry no such attribute.
+    package var tokenSource: String {
+        if type == "appleSSO" || issuer == "Apple" { return "Apple" }
+        return IdentityTokenKind.allCases.contains { $0.profileType == type } ? type : issuer
+    }
 
     /// Adobe's user id (the tracking GUID is its MD5).
     package var userID: String? { attributes["userID"]?.value.stringValue }

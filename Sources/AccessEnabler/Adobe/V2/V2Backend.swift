@@ -10,16 +10,21 @@ package struct V2Backend: Sendable {
     package let context: @Sendable () -> DeviceContext
     /// Whether an SSO token has passed its `exp` is judged on this clock.
     package let clock: any WallClock
+    /// Adobe refused the SSO token of this kind (its enhanced error): the driver drops the token and
+    /// tells the host; the request is then sent again without it.
+    package let identityRefused: @Sendable (IdentityTokenKind, EnhancedError) -> Void
 
     package init(
         executor: RequestExecutor, tokens: AccessTokenProvider, baseURL: String,
-        context: @escaping @Sendable () -> DeviceContext, clock: any WallClock = SystemClock()
+        context: @escaping @Sendable () -> DeviceContext, clock: any WallClock = SystemClock(),
+        identityRefused: @escaping @Sendable (IdentityTokenKind, EnhancedError) -> Void = { _, _ in }
     ) {
         self.executor = executor
         self.tokens = tokens
         self.baseURL = baseURL
         self.context = context
         self.clock = clock
+        self.identityRefused = identityRefused
     }
 
     /// Headers of an endpoint. `device`: the endpoint requires AP-Device-Identifier and X-Device-Info.
@@ -59,11 +64,29 @@ package struct V2Backend: Sendable {
     private func call<T: Decodable & Sendable>(
         _ operation: String, _ type: T.Type, _ build: @escaping @Sendable (String) -> HTTPRequest
     ) async throws(CallFailure) -> T {
-        let executor = executor
+        let (executor, identityRefused) = (executor, identityRefused)
         return try await tokens.withToken { token throws(ServiceError) in
-            let response = try await executor.send(build(token), operation: operation)
+            let request = build(token)
+            var response = try await executor.send(request, operation: operation)
+            if let (kind, error) = Self.refusedIdentity(response, request: request) {
+                // Adobe refused the host's SSO token: go on without single sign-on (the driver
+                // drops the token and tells the host), sending the same call again without it.
+                identityRefused(kind, error)
+                response = try await executor.send(build(token), operation: operation)
+            }
             return try RequestExecutor.decode(type, from: response, operation: operation)
         }
+    }
+
+    /// A 4xx whose enhanced error refuses an SSO token this request carried.
+    private static func refusedIdentity(_ response: HTTPResponse, request: HTTPRequest)
+        -> (IdentityTokenKind, EnhancedError)?
+    {
+        guard (400..<500).contains(response.status), case .enhanced(let error, _) = RequestExecutor.failure(from: response),
+            let kind = IdentityTokenKind(refusalCode: error.code),
+            request.headers.contains(where: { $0.name == kind.headerName })
+        else { return nil }
+        return (kind, error)
     }
 
     // MARK: Configuration
