@@ -557,10 +557,81 @@ enum {
     AE_TLS_1_3 = 1  /**< TLS 1.3 only */
 };
 
+/** @addtogroup partner
+ * @{ */
+
+/** A pending request for a single sign-on token (opaque). Valid until answered, timed out or cancelled. */
+typedef struct ae_identity_request ae_identity_request;
+
+/** Why the SDK asks for a single sign-on token (ae_identity_provider.request_token). Since 1.2. */
+enum {
+    AE_IDENTITY_REASON_NEEDED = 0,   /**< setRequestor, with no valid token of that kind */
+    AE_IDENTITY_REASON_EXPIRING = 1, /**< the token passes its `exp` within a minute (or has) */
+    AE_IDENTITY_REASON_REFUSED = 2   /**< Adobe refused it: the SDK went on without it (status SSO400) */
+};
+
+/** The version of ae_identity_provider this header has (docs/ABI.md): 1 (1.2). */
+#define AE_IDENTITY_PROVIDER_VERSION 1
+
+/**
+ * Where the SDK asks for single sign-on tokens (docs/PLATFORM-SSO.md): the pull form of
+ * ae_client_set_identity_token(), for platforms that issue tokens on demand. The SDK asks at
+ * ae_set_requestor() for each kind the host gives and has no valid token of (and waits for the
+ * answers, at most `timeout_ms`, before the profiles call, which then carries them), in the
+ * background when a token it holds nears its `exp`, and after Adobe refused one. Pointed to by
+ * ae_config.identity (version 6); the struct is copied at ae_client_create(). Since 1.2.
+ */
+typedef struct ae_identity_provider {
+    uint32_t version;          /**< The host's AE_IDENTITY_PROVIDER_VERSION (ae_identity_provider_init or AE_IDENTITY_PROVIDER_INIT). */
+    void *user_data;           /**< Passed back as the last argument of both callbacks. */
+    int32_t timeout_ms;        /**< Longest wait for a reply. 0: 10000; at most 600000. Negative: AE_E_INVALID_ARG. */
+    int32_t platform_identity; /**< Non-zero: the host can give AE_IDENTITY_TOKEN_PLATFORM tokens. */
+    int32_t service_token;     /**< Non-zero: the host can give AE_IDENTITY_TOKEN_SERVICE tokens. */
+
+    /** Required. The SDK needs a token of `kind` (AE_IDENTITY_TOKEN_*) for `reason`
+        (AE_IDENTITY_REASON_*). Answer with ae_identity_request_reply(), now or later, from any thread;
+        must not block. Called on an SDK thread. */
+    void (*request_token)(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data);
+
+    /** Optional (NULL: not told). The SDK stopped waiting for `request` (it timed out, or the client is
+        being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Must not block or reply. */
+    void (*cancel_request)(ae_identity_request *request, void *user_data);
+} ae_identity_provider;
+
+/** Static initialiser of an ae_identity_provider: every field NULL / 0, the version this header has. */
+#define AE_IDENTITY_PROVIDER_INIT AE_STRUCT_INIT_(ae_identity_provider, AE_IDENTITY_PROVIDER_VERSION)
+
+/**
+ * Sets up `provider` as version `version` of the struct: its fields NULL / 0 and its `version`. Writes
+ * no byte past that version's fields.
+ *
+ * @param[out] provider  The struct to set up. Not NULL.
+ * @param version        AE_IDENTITY_PROVIDER_VERSION as the host's header defines it.
+ * @return AE_OK; AE_E_INVALID_ARG (`provider` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
+ *         library's: nothing is written).
+ * Ownership: n/a. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ */
+AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_t version);
+
+/**
+ * Answers request_token with a token, or with none (`token` NULL: the SDK goes on without single
+ * sign-on of that kind). The token is checked as ae_client_set_identity_token() checks it; one that
+ * fails the checks is not used (the host hears of it through a `status` SSO400, `details`
+ * "sdk_check"), and the reply still ends the request.
+ *
+ * @param request  The pending request (its handle, as the callback gave it).
+ * @param token    The compact serialisation, NUL-terminated UTF-8, or NULL.
+ * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out).
+ * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ */
+AE_API int32_t ae_identity_request_reply(ae_identity_request *request, const char *token);
+
+/** @} */
+
 /** The version of ae_config this header has (docs/ABI.md): 1, + partner in 2, + callback_mode and
     transport in 3, + store_key, store_key_length and store_check in 4, + the TLS and proxy options
-    in 5 (1.1). */
-#define AE_CONFIG_VERSION 5
+    in 5 (1.1), + identity in 6 (1.2). */
+#define AE_CONFIG_VERSION 6
 
 /**
  * Client configuration, read by ae_client_create() (strings are copied; the struct may be freed
@@ -637,6 +708,10 @@ typedef struct ae_config {
                                          http_proxy, all_proxy, no_proxy) are ignored, so a firmware
                                          daemon's environment cannot redirect it; non-zero: honoured as
                                          libcurl does, when `proxy` is NULL. */
+
+    /* version 6 */
+    const ae_identity_provider *identity; /**< NULL: none (the host may still set tokens with
+                                               ae_client_set_identity_token()). Copied at create. */
 } ae_config;
 
 /** Static initialiser of an ae_config: every field 0 / NULL (the defaults), the version this header has. */

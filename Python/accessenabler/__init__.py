@@ -58,10 +58,12 @@ AE_API_V2 = 2
 AE_LOGIN_SECOND_SCREEN = 0
 AE_LOGIN_BROWSER = 1
 AE_LOG_ERROR, AE_LOG_WARNING, AE_LOG_INFO, AE_LOG_DEBUG = 0, 1, 2, 3
-AE_CONFIG_VERSION = 5
+AE_CONFIG_VERSION = 6
 AE_CA_WITH_SYSTEM, AE_CA_ONLY = 0, 1
 AE_TLS_1_2, AE_TLS_1_3 = 0, 1
 AE_IDENTITY_TOKEN_PLATFORM, AE_IDENTITY_TOKEN_SERVICE = 1, 2  # ae_client_set_identity_token (1.2)
+AE_IDENTITY_REASON_NEEDED, AE_IDENTITY_REASON_EXPIRING, AE_IDENTITY_REASON_REFUSED = 0, 1, 2
+AE_IDENTITY_PROVIDER_VERSION = 1
 AE_STORE_CHECK_QUICK, AE_STORE_CHECK_NONE, AE_STORE_CHECK_ALL, AE_STORE_CHECK_CLEAR = 0, 1, 2, 3
 AE_STORE_KEY_LENGTH = 32
 AE_STORE_OPENED, AE_STORE_CREATED, AE_STORE_IN_MEMORY, AE_STORE_RECOVERED, AE_STORE_CLEARED, AE_STORE_UPGRADED = range(6)
@@ -153,6 +155,35 @@ class HttpTransport(ctypes.Structure):
     ]
 
 
+# ae_identity_request * is opaque too.
+IDENTITY_REQUEST_TOKEN_FN = ctypes.CFUNCTYPE(None, c_int32, c_int32, c_void_p, c_void_p)
+IDENTITY_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class IdentityProviderStruct(ctypes.Structure):
+    """ae_identity_provider (1.2)."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("user_data", c_void_p),
+        ("timeout_ms", c_int32),
+        ("platform_identity", c_int32),
+        ("service_token", c_int32),
+        ("request_token", IDENTITY_REQUEST_TOKEN_FN),
+        ("cancel_request", IDENTITY_CANCEL_REQUEST_FN),
+    ]
+
+
+class IdentityRequest:
+    """A pending token request: `reply(token)` (str, bytes or None for none) from any thread, once."""
+
+    def __init__(self, handle, kind, reason):
+        self.handle, self.kind, self.reason = handle, kind, reason
+
+    def reply(self, token):
+        return lib.ae_identity_request_reply(self.handle, _encode(token))
+
+
 class Config(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_uint32),
@@ -190,6 +221,8 @@ class Config(ctypes.Structure):
         ("ca_mode", c_int32),
         ("min_tls_version", c_int32),
         ("proxy_from_environment", c_int32),
+        # version 6 (1.2): single sign-on tokens on request
+        ("identity", ctypes.POINTER(IdentityProviderStruct)),
     ]
 
 
@@ -233,6 +266,8 @@ _SIGNATURES = {
     "ae_client_destroy": (None, [_CLIENT]),
     "ae_set_options": (c_int32, [_CLIENT, c_char_p]),
     "ae_client_set_identity_token": (c_int32, [_CLIENT, c_int32, c_char_p]),
+    "ae_identity_provider_init": (c_int32, [ctypes.POINTER(IdentityProviderStruct), ctypes.c_uint32]),
+    "ae_identity_request_reply": (c_int32, [c_void_p, c_char_p]),
     "ae_set_requestor": (c_int32, [_CLIENT, c_char_p, c_char_p]),
     "ae_check_authentication": (c_int32, [_CLIENT]),
     "ae_get_authentication": (c_int32, [_CLIENT, c_int32, c_char_p, c_char_p]),
@@ -336,7 +371,7 @@ class Client:
                  log=None, log_level=AE_LOG_ERROR, partner=None, callback_mode=AE_CALLBACKS_THREAD,
                  transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0,
                  ca_file=None, ca_path=None, ca_mode=AE_CA_WITH_SYSTEM, pinned_public_keys=None,
-                 min_tls_version=AE_TLS_1_2, proxy=None, proxy_from_environment=False):
+                 min_tls_version=AE_TLS_1_2, proxy=None, proxy_from_environment=False, identity_provider=None):
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config), AE_CONFIG_VERSION))
@@ -363,6 +398,8 @@ class Client:
             config.log = log_fn
         if partner is not None:
             self._set_partner(config, partner)
+        if identity_provider is not None:
+            self._set_identity_provider(config, identity_provider)
         config.callback_mode = callback_mode
         if transport is not None:
             framework = transport.framework()  # accessenabler.transport.Transport
@@ -407,6 +444,30 @@ class Client:
         framework = partner if isinstance(partner, PartnerFramework) else partner.framework()
         self._keep.extend([partner, framework])  # the struct's callbacks live as long as the client
         config.partner = ctypes.pointer(framework)
+
+    def _set_identity_provider(self, config, provider):
+        """`provider`: an object with `kinds` (a set of AE_IDENTITY_TOKEN_*), optional `timeout_ms`,
+        `request_token(kind, reason, request)` (answer with request.reply(token or None), now or later,
+        from any thread) and optional `cancel_request(request_handle)`."""
+        table = IdentityProviderStruct()
+        check(lib.ae_identity_provider_init(ctypes.byref(table), AE_IDENTITY_PROVIDER_VERSION))
+        kinds = set(getattr(provider, "kinds", ()))
+        table.platform_identity = 1 if AE_IDENTITY_TOKEN_PLATFORM in kinds else 0
+        table.service_token = 1 if AE_IDENTITY_TOKEN_SERVICE in kinds else 0
+        table.timeout_ms = getattr(provider, "timeout_ms", 0)
+
+        def request_token(kind, reason, handle, _):
+            request = IdentityRequest(handle, kind, reason)
+            try:
+                provider.request_token(kind, reason, request)
+            except Exception:  # an exception must not cross the C boundary: answer "none"
+                request.reply(None)
+
+        table.request_token = IDENTITY_REQUEST_TOKEN_FN(request_token)
+        if hasattr(provider, "cancel_request"):
+            table.cancel_request = IDENTITY_CANCEL_REQUEST_FN(lambda handle, _: provider.cancel_request(handle))
+        self._keep.extend([provider, table])
+        config.identity = ctypes.pointer(table)
 
     @staticmethod
     def _adapter(name, handler):

@@ -67,6 +67,9 @@ enum ConfigReader {
         }
         settings.logLevel = level
         if let partner = config.partner { settings.partner = try CPartner(try Layouts.partner.copy(partner)) }
+        if let identity = config.identity {
+            settings.identityProvider = try CIdentityProvider(try Layouts.identity.copy(identity))
+        }
         guard let mode = CallbackMode(rawValue: config.callback_mode) else {
             throw .invalidArgument("callback_mode \(config.callback_mode) is unknown")
         }

@@ -134,4 +134,6 @@ enum Handles {
     static let partnerRequests = HandleTable<PartnerRequest>(kind: 2, noun: "partner request")
     /// `ae_http_request *`: from the transport's `send` to its reply, timeout or cancellation.
     static let httpRequests = HandleTable<PendingExchange>(kind: 3, noun: "HTTP request")
+    /// ae_identity_request handles: pending token requests of the host's identity provider.
+    static let identityRequests = HandleTable<IdentityTokenReply>(kind: 4, noun: "identity request")
 }

@@ -70,11 +70,13 @@ struct StructVersions<Layout> {
 enum Layouts {
     static let config = StructVersions<ae_config>(
         "ae_config", current: UInt32(AE_CONFIG_VERSION),
-        firstFields: [\.partner, \.callback_mode, \.store_key, \.ca_file])
+        firstFields: [\.partner, \.callback_mode, \.store_key, \.ca_file, \.identity])
     static let delegate = StructVersions<ae_delegate>("ae_delegate", current: UInt32(AE_DELEGATE_VERSION), firstFields: [])
     static let partner = StructVersions<ae_partner_framework>(
         "ae_partner_framework", current: UInt32(AE_PARTNER_FRAMEWORK_VERSION),
         firstFields: [\.cancel_request])
+    static let identity = StructVersions<ae_identity_provider>(
+        "ae_identity_provider", current: UInt32(AE_IDENTITY_PROVIDER_VERSION), firstFields: [])
     static let transport = StructVersions<ae_http_transport>(
         "ae_http_transport", current: UInt32(AE_HTTP_TRANSPORT_VERSION), firstFields: [])
 }

@@ -4,7 +4,7 @@
 import CAccessEnabler
 import AccessEnabler
 
-/// Input: byte 0 picks the struct (config, delegate, partner framework, HTTP transport); bytes 1-4
+/// Input: byte 0 picks the struct (config, delegate, partner framework, HTTP transport, identity provider); bytes 1-4
 /// are the version (UInt32, little-endian); the rest fills the bytes after the struct's version
 /// (what a host of an older header has there: anything).
 ///
@@ -26,7 +26,7 @@ enum StructVersionsFuzz {
     static let ok = Int32(AE_OK), invalidArg = Int32(AE_E_INVALID_ARG), unsupported = Int32(AE_E_UNSUPPORTED_VERSION)
 
     enum Kind: CaseIterable {
-        case config, delegate, partner, transport
+        case config, delegate, partner, transport, identity
 
         /// The header's current version and the bytes of each version (offset of the first field
         /// the next version added; the whole struct for the current one).
@@ -36,11 +36,12 @@ enum StructVersionsFuzz {
                 [
                     MemoryLayout<ae_config>.offset(of: \.partner)!, MemoryLayout<ae_config>.offset(of: \.callback_mode)!,
                     MemoryLayout<ae_config>.offset(of: \.store_key)!, MemoryLayout<ae_config>.offset(of: \.ca_file)!,
-                    MemoryLayout<ae_config>.size,
+                    MemoryLayout<ae_config>.offset(of: \.identity)!, MemoryLayout<ae_config>.size,
                 ]
             case .delegate: [MemoryLayout<ae_delegate>.size]
             case .partner: [MemoryLayout<ae_partner_framework>.offset(of: \.cancel_request)!, MemoryLayout<ae_partner_framework>.size]
             case .transport: [MemoryLayout<ae_http_transport>.size]
+            case .identity: [MemoryLayout<ae_identity_provider>.size]
             }
         }
 
@@ -50,6 +51,7 @@ enum StructVersionsFuzz {
             case .delegate: UInt32(AE_DELEGATE_VERSION)
             case .partner: UInt32(AE_PARTNER_FRAMEWORK_VERSION)
             case .transport: UInt32(AE_HTTP_TRANSPORT_VERSION)
+            case .identity: UInt32(AE_IDENTITY_PROVIDER_VERSION)
             }
         }
 
@@ -59,6 +61,7 @@ enum StructVersionsFuzz {
             case .delegate: ae_delegate_init(pointer?.assumingMemoryBound(to: ae_delegate.self), version)
             case .partner: ae_partner_framework_init(pointer?.assumingMemoryBound(to: ae_partner_framework.self), version)
             case .transport: ae_http_transport_init(pointer?.assumingMemoryBound(to: ae_http_transport.self), version)
+            case .identity: ae_identity_provider_init(pointer?.assumingMemoryBound(to: ae_identity_provider.self), version)
             }
         }
     }
@@ -115,6 +118,8 @@ enum StructVersionsFuzz {
                     partner.pointee.enqueue_metadata_request = { _, _, _ in }
                 case .transport:
                     raw.baseAddress!.assumingMemoryBound(to: ae_http_transport.self).pointee.send = { _, _, _, _, _, _, _, _ in }
+                case .identity:
+                    raw.baseAddress!.assumingMemoryBound(to: ae_identity_provider.self).pointee.request_token = { _, _, _, _ in }
                 case .config, .delegate: break
                 }
                 try expectCreate(kind, raw.baseAddress!, status: ok)
@@ -141,6 +146,9 @@ enum StructVersionsFuzz {
                         }
                         if kind == .transport {
                             host.pointee.transport = UnsafePointer(block.assumingMemoryBound(to: ae_http_transport.self))
+                        }
+                        if kind == .identity {
+                            host.pointee.identity = UnsafePointer(block.assumingMemoryBound(to: ae_identity_provider.self))
                         }
                         let table = kind == .delegate ? block.assumingMemoryBound(to: ae_delegate.self) : ownDelegate
                         var client: OpaquePointer?

@@ -14,8 +14,9 @@ import Testing
             ("delegate", Layouts.delegate.current, try spans(Layouts.delegate), MemoryLayout<ae_delegate>.size),
             ("partner", Layouts.partner.current, try spans(Layouts.partner), MemoryLayout<ae_partner_framework>.size),
             ("transport", Layouts.transport.current, try spans(Layouts.transport), MemoryLayout<ae_http_transport>.size),
+            ("identity", Layouts.identity.current, try spans(Layouts.identity), MemoryLayout<ae_identity_provider>.size),
         ]
-        #expect(tables.map(\.1) == [5, 1, 2, 1])  // the header's AE_*_VERSION
+        #expect(tables.map(\.1) == [6, 1, 2, 1, 1])  // the header's AE_*_VERSION
         for (name, _, spans, size) in tables {
             #expect(spans == spans.sorted() && Set(spans).count == spans.count, "\(name): \(spans)")
             #expect(spans.last == size, "\(name)")

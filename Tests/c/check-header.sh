@@ -202,7 +202,8 @@ fi
 accessenabler_calls='set_options set_requestor check_authentication get_authentication set_selected_provider
     get_selected_provider check_authorization get_authorization check_preauthorized_resources get_metadata
     logout handle_external_url preauthorize'
-objects='client config delegate partner_framework partner_request http_transport http_request string status
+objects='client config delegate partner_framework partner_request http_transport http_request identity_provider
+    identity_request string status
     version last_error'
 misnamed=""
 while read -r name; do

@@ -32,6 +32,8 @@ ARGUMENT_TYPES = {
     "ae_client **": ctypes.POINTER(ctypes.c_void_p),
     "ae_partner_request *": ctypes.c_void_p,
     "ae_http_request *": ctypes.c_void_p,
+    "ae_identity_request *": ctypes.c_void_p,
+    "ae_identity_provider *": ctypes.POINTER(ae.IdentityProviderStruct),
     "const ae_config *": ctypes.POINTER(ae.Config),
     "ae_config *": ctypes.POINTER(ae.Config),
     "const ae_delegate *": ctypes.POINTER(ae.Delegate),
@@ -87,7 +89,7 @@ def test_every_function_has_argtypes_and_restype_as_the_header_declares(name, re
 
 
 STRUCTS = {"ae_config": ae.Config, "ae_delegate": ae.Delegate, "ae_partner_framework": ae.PartnerFramework,
-           "ae_http_transport": ae.HttpTransport}
+           "ae_http_transport": ae.HttpTransport, "ae_identity_provider": ae.IdentityProviderStruct}
 
 
 def test_structs_have_the_header_fields_in_order():

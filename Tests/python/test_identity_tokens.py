@@ -183,3 +183,101 @@ def test_the_token_text_never_reaches_the_log(make_client, recorder, emulator):
     assert "AD-Service-Token: set (sha256 " in text
     for part in token.split("."):
         assert part not in text
+
+
+# --- the pull form: ae_identity_provider (ae_config version 6) ------------------------------------
+
+class Provider:
+    """Answers each request from `script` (kind → token, None, or "never": no reply), recording them."""
+
+    def __init__(self, script, kinds=(ae.AE_IDENTITY_TOKEN_PLATFORM, ae.AE_IDENTITY_TOKEN_SERVICE), timeout_ms=0):
+        self.script, self.kinds, self.timeout_ms = script, set(kinds), timeout_ms
+        self.requests, self.cancelled, self.replies = [], [], []
+
+    def request_token(self, kind, reason, request):
+        self.requests.append((kind, reason))
+        token = self.script.get(kind)
+        if token != "never":
+            self.replies.append(request.reply(token))
+
+    def cancel_request(self, handle):
+        self.cancelled.append(handle)
+
+
+def test_setrequestor_asks_the_provider_first_and_the_profiles_call_carries_its_tokens(make_client, recorder,
+                                                                                      emulator):
+    platform, service = jws(sub="p-1"), jws()
+    provider = Provider({ae.AE_IDENTITY_TOKEN_PLATFORM: platform, ae.AE_IDENTITY_TOKEN_SERVICE: service})
+    client = make_client(identity_provider=provider)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert sorted(provider.requests) == [(ae.AE_IDENTITY_TOKEN_PLATFORM, ae.AE_IDENTITY_REASON_NEEDED),
+                                         (ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_NEEDED)]
+    assert provider.replies == [ae.AE_OK, ae.AE_OK]
+    profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
+    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": platform, "AD-Service-Token": service}
+    # Held and valid: a second setRequestor asks nothing.
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", count=2) == (1,)
+    assert len(provider.requests) == 2
+
+
+def test_a_provider_that_never_answers_delays_setrequestor_by_its_timeout_only(make_client, recorder, emulator):
+    provider = Provider({ae.AE_IDENTITY_TOKEN_SERVICE: "never"}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE], timeout_ms=300)
+    client = make_client(identity_provider=provider)
+    started = time.monotonic()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert time.monotonic() - started < 5
+    assert len(provider.cancelled) == 1  # told that the SDK stopped waiting
+    assert all(sso_headers(e) == {} for e in emulator.log())
+
+
+def test_a_bad_token_from_the_provider_is_not_used_and_the_host_is_told(make_client, recorder, emulator):
+    provider = Provider({ae.AE_IDENTITY_TOKEN_SERVICE: jws(alg="none", signature=b"")},
+                        kinds=[ae.AE_IDENTITY_TOKEN_SERVICE])
+    client = make_client(identity_provider=provider)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    status = recorder.find_status("SSO400")
+    assert status is not None and status["details"] == "sdk_check" and 'alg "none"' in status["message"], status
+    assert all(sso_headers(e) == {} for e in emulator.log())
+
+
+def test_a_reply_after_the_request_ended_is_an_invalid_handle(make_client, recorder):
+    held = []
+
+    class Late(Provider):
+        def request_token(self, kind, reason, request):
+            held.append(request)
+
+    client = make_client(identity_provider=Late({}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE], timeout_ms=200))
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert held and held[0].reply(jws()) == ae.AE_E_INVALID_HANDLE
+    assert ae.lib.ae_identity_request_reply(None, None) == ae.AE_E_INVALID_HANDLE
+
+
+def test_a_token_near_its_exp_is_asked_for_again_before_a_call(make_client, recorder, emulator):
+    soon, fresh = jws(exp=int(time.time()) + 30), jws()
+    answers = iter([soon, fresh])
+    provider = Provider({}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE])
+    provider.script = type("Next", (), {"get": lambda self, kind: next(answers)})()
+    client = make_client(identity_provider=provider)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    client.check_authentication()  # any call: the token expires within a minute → asked in the background
+    recorder.wait("set_authentication_status")
+    deadline = time.monotonic() + 5
+    while len(provider.requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert provider.requests == [(ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_NEEDED),
+                                 (ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_EXPIRING)]
+    time.sleep(0.1)
+    emulator.clear_log()
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    sessions = [e for e in emulator.log() if e["operation"] == "createSessionUsingPOST"]
+    assert sso_headers(sessions[-1]) == {"AD-Service-Token": fresh}

@@ -25,7 +25,8 @@ extension Engine {
             .init(
                 call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
                 configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
-                profilesFresh: syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false, now: now))
+                profilesFresh: syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false, now: now,
+                asksIdentity: !identityKindsToAsk().isEmpty))
         let actions = flow.start(statuses: statuses)
         setup = (flow, id, baseURL, backend(for: baseURL, requestor: id))
         runSetup(actions)
@@ -37,6 +38,11 @@ extension Engine {
         let deviceID = context.withLock { $0.deviceID }
         for action in actions {
             switch action {
+            case .askIdentityTokens:
+                spawn {
+                    await self.askIdentityTokens(self.identityKindsToAsk())
+                    await self.setupEvent(call) { flow, _ in flow.identityTokensAnswered() }
+                }
             case .askPartnerStatus:
                 spawn {
                     let status = await self.refreshPartnerStatus()

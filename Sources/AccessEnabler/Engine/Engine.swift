@@ -50,6 +50,8 @@ package actor Engine {
     var logoutRedirectPending = false
     /// The partner status and when it was asked (refreshed by setRequestor and when stale); read
     /// by the gate's facts on the facade's threads too.
+    /// The kinds of SSO token the host's provider is being asked for now (one ask per kind).
+    nonisolated let identityAsking = Locked<Set<IdentityTokenKind>>([])
     nonisolated let partnerStatusCache = Locked<(status: PartnerStatus, askedAt: Int64)?>(nil)
     var partnerCache: (status: PartnerStatus, askedAt: Int64)? {
         get { partnerStatusCache.withLock { $0 } }
@@ -91,6 +93,7 @@ package actor Engine {
 
     /// Runs the gate's actions, then the queued calls whose turn came.
     package func execute(_ actions: [RequestorGate.Action]) {
+        refreshIdentityTokensIfNeeded()
         for action in actions {
             switch action {
             case .startSetup(let call):
@@ -205,6 +208,8 @@ package actor Engine {
                 guard let dropped else { return }  // a concurrent call already dropped it
                 logger.warning("\(kind.headerName) (sha256 \(dropped.fingerprint)…) refused: \(error.code)")
                 sink.emit(Emission(.status(StatusCatalog.identityRefused(kind, error))))
+                // The host may have a fresh one (asked in the background: this call goes on without).
+                self.spawn { await self.askIdentityTokens(self.identityKindsToAsk(only: kind)) }
             }
             return V2Service(
                 requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,

@@ -39,6 +39,9 @@ public struct Settings: Sendable {
     public var cacheMaxAgeMillis: Int64 = Defaults.cacheMaxAgeMillis
     /// The platform's TV-provider SSO (Apple's Video Subscriber Account model); nil: none.
     public var partner: (any PartnerFramework)?
+    /// Where the SDK asks for single sign-on tokens (platform identity, service token); nil: only
+    /// the tokens the host sets (`AccessEnabler.setIdentityToken`). docs/PLATFORM-SSO.md.
+    public var identityProvider: (any IdentityTokenProvider)?
     public var callbackMode: CallbackMode = Defaults.callbackMode
     /// The host's HTTP stack (C hosts: ae_config.transport); nil: libcurl.
     public var transport: (any HTTPTransport)?
@@ -71,6 +74,7 @@ public struct Settings: Sendable {
             if let timeout = partner.timeoutMillis, timeout < 0 { return "partner: timeout_ms must not be negative" }
             if let problem = Self.checkPathSegment(partner.name) { return "partner.name: \(problem)" }
         }
+        if let timeout = identityProvider?.timeoutMillis, timeout < 0 { return "identity: timeout_ms must not be negative" }
         for (name, value) in [
             ("redirect_url", redirectURL), ("domain_name", domainName ?? ""), ("device_id", deviceID ?? ""),
             ("activation_url", activationURL ?? ""),

@@ -24,11 +24,15 @@ package struct RequestorSetupFlow: Sendable {
         package var configurationFresh: Bool
         package var profilesFresh: Bool
         package var now: Int64
+        /// The host's identity provider has tokens to give that the SDK lacks (or that near their
+        /// `exp`): asked for first, so that the profiles call carries them.
+        package var asksIdentity: Bool
 
         package init(
             call: CallID, partnerConfigured: Bool, cachedConfiguration: RequestorConfiguration?,
-            configurationFresh: Bool, profilesFresh: Bool, now: Int64
+            configurationFresh: Bool, profilesFresh: Bool, now: Int64, asksIdentity: Bool = false
         ) {
+            self.asksIdentity = asksIdentity
             self.call = call
             self.partnerConfigured = partnerConfigured
             self.cachedConfiguration = cachedConfiguration
@@ -39,6 +43,9 @@ package struct RequestorSetupFlow: Sendable {
     }
 
     package enum Action: Sendable {
+        /// Ask the host's identity provider for its SSO tokens (waiting at most its timeout);
+        /// answer with `identityTokensAnswered`.
+        case askIdentityTokens
         /// Ask the platform for its status (and cache it); answer with `partnerStatusAnswered`.
         case askPartnerStatus
         case emit(Emission)
@@ -68,6 +75,7 @@ package struct RequestorSetupFlow: Sendable {
 
     enum State: Sendable {
         case idle
+        case askingIdentity
         case askingPartner
         case fetching
         case exchanging
@@ -93,11 +101,25 @@ package struct RequestorSetupFlow: Sendable {
     package mutating func start(statuses: [AdvancedStatus] = []) -> [Action] {
         guard case .idle = state else { return [] }
         let emitted = statuses.map { status(of: $0) }
+        if inputs.asksIdentity {
+            state = .askingIdentity
+            return emitted + [.askIdentityTokens]
+        }
+        return emitted + afterIdentity()
+    }
+
+    /// The host's provider answered (or timed out): the tokens it gave are in place.
+    package mutating func identityTokensAnswered() -> [Action] {
+        guard case .askingIdentity = state else { return [] }
+        return afterIdentity()
+    }
+
+    private mutating func afterIdentity() -> [Action] {
         if inputs.partnerConfigured {
             state = .askingPartner
-            return emitted + [.askPartnerStatus]
+            return [.askPartnerStatus]
         }
-        return emitted + fetch(partnerHeader: nil)
+        return fetch(partnerHeader: nil)
     }
 
     /// The platform's status; `advisory`: what it says to the host (VSA403 / VSA404 / APPL).

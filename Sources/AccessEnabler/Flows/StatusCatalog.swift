@@ -81,6 +81,14 @@ package enum StatusCatalog {
             details: error.code, enhancedError: error)
     }
 
+    /// The host's provider gave a token that fails the SDK's checks: not used (nothing was sent).
+    package static func identityUnusable(_ kind: IdentityTokenKind, _ problem: any Error) -> AdvancedStatus {
+        AdvancedStatus(
+            "SSO400", .warning,
+            "The \(kind.headerName) the host gave is not used: \(problem); going on without it.",
+            details: "sdk_check")
+    }
+
     /// CFG<HTTP status> for configuration answers without a code of their own (CFG410: too old,
     /// CFG5xx: Adobe's server errors, CFG429: still throttled after retries).
     private static func configurationHTTP(_ error: ServiceError) -> AdvancedStatus {

@@ -53,6 +53,10 @@ package enum Defaults {
     package static let partnerTimeoutInteractiveMillis = 60_000
     /// Longest wait for a partner request that shows none.
     package static let partnerTimeoutSilentMillis = 10_000
+    /// The host's identity provider's longest wait when it gives none (`timeout_ms` 0).
+    package static let identityTimeoutMillis = 10_000
+    /// A single sign-on token this close to its `exp` is asked for again before it is needed.
+    package static let identityRefreshMarginMillis: Int64 = 60_000
     /// How long a partner status is reused for decisions before it is asked again.
     package static let partnerStatusMaxAgeMillis: Int64 = 300_000
 

@@ -39,6 +39,7 @@ import Testing
             case .finish(.failure(let failure), let explanation):
                 "finish \(failure.error.enhancedError.code) \(explanation?.errorID ?? "-")"
             case .preconnect: "preconnect"
+            case .askIdentityTokens: "askIdentityTokens"
             }
         }
     }
@@ -62,6 +63,23 @@ import Testing
         #expect(
             lines(flow.requestorReady(hasCurrentProfile: true, partnerStatus: nil, configuration: configuration, now: 1_000))
                 == ["finish ok -", "preconnect"])
+    }
+
+    /// The host's identity tokens come first (the profiles call carries them), then the partner,
+    /// then the fetches; a late answer changes nothing.
+    @Test func identityTokensAreAskedForBeforeAnythingElse() {
+        var base = inputs(partner: true, cached: true, configurationFresh: true)
+        base.asksIdentity = true
+        var flow = RequestorSetupFlow(base)
+        #expect(lines(flow.start()) == ["askIdentityTokens"])
+        #expect(flow.configurationAnswered(.success(configuration)).isEmpty)
+        #expect(lines(flow.identityTokensAnswered()) == ["askPartnerStatus"])
+        #expect(flow.identityTokensAnswered().isEmpty)
+        var plain = inputs()
+        plain.asksIdentity = true
+        var other = RequestorSetupFlow(plain)
+        _ = other.start()
+        #expect(lines(other.identityTokensAnswered()) == ["fetchConfiguration", "fetchProfiles -"])
     }
 
     @Test func aTransientFailureFallsBackOnTheStoredConfiguration() {

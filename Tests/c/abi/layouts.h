@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-/* ------------------------------------------------------------------ ae_config v1 ... v5 */
+/* ------------------------------------------------------------------ ae_config v1 ... v6 */
 #define AE_CONFIG_V1_FIELDS                                                                          \
     uint32_t version;                                                                                \
     const char *software_statement;                                                                  \
@@ -42,12 +42,25 @@
 #define AE_CONFIG_V5_FIELDS                                                                          \
     AE_CONFIG_V4_FIELDS const char *ca_file; const char *ca_path; const char *pinned_public_keys;     \
     const char *proxy; int32_t ca_mode; int32_t min_tls_version; int32_t proxy_from_environment;
+#define AE_CONFIG_V6_FIELDS AE_CONFIG_V5_FIELDS const ae_identity_provider *identity;
 
 typedef struct { AE_CONFIG_V1_FIELDS } ae_config_v1;
 typedef struct { AE_CONFIG_V2_FIELDS } ae_config_v2;
 typedef struct { AE_CONFIG_V3_FIELDS } ae_config_v3;
 typedef struct { AE_CONFIG_V4_FIELDS } ae_config_v4;
 typedef struct { AE_CONFIG_V5_FIELDS } ae_config_v5;
+typedef struct { AE_CONFIG_V6_FIELDS } ae_config_v6;
+
+/* ------------------------------------------------------------------ ae_identity_provider v1 (1.2) */
+#define AE_IDENTITY_PROVIDER_V1_FIELDS                                                               \
+    uint32_t version;                                                                                \
+    void *user_data;                                                                                 \
+    int32_t timeout_ms;                                                                              \
+    int32_t platform_identity;                                                                       \
+    int32_t service_token;                                                                           \
+    void (*request_token)(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data); \
+    void (*cancel_request)(ae_identity_request *request, void *user_data);
+typedef struct { AE_IDENTITY_PROVIDER_V1_FIELDS } ae_identity_provider_v1;
 
 /* ------------------------------------------------------------------ ae_partner_framework v1, v2 */
 #define AE_PARTNER_V1_FIELDS                                                                         \
@@ -97,8 +110,10 @@ typedef struct {
     _Static_assert(offsetof(old, field) == offsetof(current, field), #old "." #field " moved in " #current)
 
 /* The newest frozen layout is today's whole struct: a new version must freeze it here first. */
-_Static_assert(AE_CONFIG_VERSION == 5 && sizeof(ae_config_v5) == sizeof(ae_config),
-               "ae_config has a new version: freeze ae_config_v5's successor in Tests/c/abi/layouts.h");
+_Static_assert(AE_CONFIG_VERSION == 6 && sizeof(ae_config_v6) == sizeof(ae_config),
+               "ae_config has a new version: freeze ae_config_v6's successor in Tests/c/abi/layouts.h");
+_Static_assert(AE_IDENTITY_PROVIDER_VERSION == 1 && sizeof(ae_identity_provider_v1) == sizeof(ae_identity_provider),
+               "ae_identity_provider has a new version: freeze it in Tests/c/abi/layouts.h");
 _Static_assert(AE_PARTNER_FRAMEWORK_VERSION == 2 && sizeof(ae_partner_framework_v2) == sizeof(ae_partner_framework),
                "ae_partner_framework has a new version: freeze it in Tests/c/abi/layouts.h");
 _Static_assert(AE_DELEGATE_VERSION == 1 && sizeof(ae_delegate_v1) == sizeof(ae_delegate),
@@ -137,6 +152,14 @@ AE_SAME_FIELD(ae_config_v5, ae_config, proxy);
 AE_SAME_FIELD(ae_config_v5, ae_config, ca_mode);
 AE_SAME_FIELD(ae_config_v5, ae_config, min_tls_version);
 AE_SAME_FIELD(ae_config_v5, ae_config, proxy_from_environment);
+AE_SAME_FIELD(ae_config_v6, ae_config, identity);
+
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, user_data);
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, timeout_ms);
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, platform_identity);
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, service_token);
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, request_token);
+AE_SAME_FIELD(ae_identity_provider_v1, ae_identity_provider, cancel_request);
 
 AE_SAME_FIELD(ae_partner_framework_v1, ae_partner_framework, user_data);
 AE_SAME_FIELD(ae_partner_framework_v1, ae_partner_framework, name);

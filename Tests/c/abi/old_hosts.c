@@ -152,14 +152,16 @@ static int message_names(const char *a, const char *b) {
 }
 
 /* ------------------------------------------------------------------------------ ae_*_init checks */
-enum { CONFIG, DELEGATE, PARTNER, TRANSPORT };
-static const char *const struct_names[] = {"ae_config", "ae_delegate", "ae_partner_framework", "ae_http_transport"};
+enum { CONFIG, DELEGATE, PARTNER, TRANSPORT, IDENTITY };
+static const char *const struct_names[] = {"ae_config", "ae_delegate", "ae_partner_framework", "ae_http_transport",
+                                           "ae_identity_provider"};
 
 static int32_t init_struct(int kind, void *block, uint32_t version) {
     switch (kind) {
     case CONFIG: return ae_config_init(block, version);
     case DELEGATE: return ae_delegate_init(block, version);
     case PARTNER: return ae_partner_framework_init(block, version);
+    case IDENTITY: return ae_identity_provider_init(block, version);
     default: return ae_http_transport_init(block, version);
     }
 }
@@ -319,17 +321,21 @@ static void transport_flow(const ae_delegate_v1 *delegate) {
     free(transport);
 }
 
+static void on_request_token(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data) {
+    (void)kind, (void)reason, (void)request, (void)user_data;
+}
+
 /* Hosts compiled against a header newer than the library: refused, nothing created. */
 static void newer_hosts(const ae_delegate_v1 *delegate) {
     ae_client *client = (ae_client *)delegate; /* not NULL: create must set it to NULL */
-    ae_config_v5 *config = (ae_config_v5 *)exact(sizeof *config);
+    ae_config_v6 *config = (ae_config_v6 *)exact(sizeof *config);
     ae_config_init((ae_config *)config, AE_CONFIG_VERSION);
     FILL_CONFIG(config, "old-host-newer");
     config->version = AE_CONFIG_VERSION + 1;
     CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION &&
               client == NULL,
           "a config newer than the library");
-    CHECK(message_names("ae_config version 6", "1...5"), "newer config: the message names both versions");
+    CHECK(message_names("ae_config version 7", "1...6"), "newer config: the message names both versions");
     config->version = 0;
     CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION,
           "a config of version 0");
@@ -360,7 +366,18 @@ static void newer_hosts(const ae_delegate_v1 *delegate) {
     config->transport = (const ae_http_transport *)transport;
     CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION,
           "a transport newer than the library");
+    config->transport = NULL;
     free(transport);
+
+    ae_identity_provider_v1 *identity = (ae_identity_provider_v1 *)exact(sizeof *identity);
+    ae_identity_provider_init((ae_identity_provider *)identity, AE_IDENTITY_PROVIDER_VERSION);
+    identity->request_token = on_request_token;
+    identity->version = AE_IDENTITY_PROVIDER_VERSION + 1;
+    config->identity = (const ae_identity_provider *)identity;
+    CHECK(ae_client_create((const ae_config *)config, (const ae_delegate *)delegate, &client) == AE_E_UNSUPPORTED_VERSION,
+          "an identity provider newer than the library");
+    config->identity = NULL;
+    free(identity);
     free(config);
 }
 
@@ -376,6 +393,8 @@ int main(int argc, char **argv) {
     check_init(CONFIG, 3, sizeof(ae_config_v3), AE_CONFIG_VERSION);
     check_init(CONFIG, 4, sizeof(ae_config_v4), AE_CONFIG_VERSION);
     check_init(CONFIG, 5, sizeof(ae_config_v5), AE_CONFIG_VERSION);
+    check_init(CONFIG, 6, sizeof(ae_config_v6), AE_CONFIG_VERSION);
+    check_init(IDENTITY, 1, sizeof(ae_identity_provider_v1), AE_IDENTITY_PROVIDER_VERSION);
     check_init(DELEGATE, 1, sizeof(ae_delegate_v1), AE_DELEGATE_VERSION);
     check_init(PARTNER, 1, sizeof(ae_partner_framework_v1), AE_PARTNER_FRAMEWORK_VERSION);
     check_init(PARTNER, 2, sizeof(ae_partner_framework_v2), AE_PARTNER_FRAMEWORK_VERSION);
@@ -399,6 +418,7 @@ int main(int argc, char **argv) {
     CONFIG_FLOW(ae_config_v3, 3);
     CONFIG_FLOW(ae_config_v4, 4);
     CONFIG_FLOW(ae_config_v5, 5);
+    CONFIG_FLOW(ae_config_v6, 6);
     partner_flows(delegate);
     transport_flow(delegate);
     newer_hosts(delegate);
@@ -408,8 +428,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "old_hosts: %d of %d checks failed\n", failures, checks);
         return 1;
     }
-    printf("old_hosts: %d checks passed (ae_config v1-v5, ae_partner_framework v1-v2, ae_delegate v1, "
-           "ae_http_transport v1; newer versions refused)\n",
+    printf("old_hosts: %d checks passed (ae_config v1-v6, ae_partner_framework v1-v2, ae_delegate v1, "
+           "ae_http_transport v1, ae_identity_provider v1; newer versions refused)\n",
            checks);
     return 0;
 }
