@@ -32,6 +32,7 @@ import base64
 import binascii
 import functools
 import json
+import math
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -151,7 +152,8 @@ def peek(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A JSON number that is finite (json.loads also reads NaN and Infinity)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_claims(claims: dict[str, Any], now_s: float) -> None:

@@ -11,9 +11,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from sso_tokens import Issuer
-
-from emulator_testkit import ALL_SESSION_PARAMS, Api, b64
+from emulator_testkit import ALL_SESSION_PARAMS, Api, b64  # first: it puts Tests/tools (sso_tokens) on sys.path
+from sso_tokens import Issuer  # noqa: E402
 from test_partner_sso import pfs, sign_in_with_partner, sso_session
 from test_v1 import device_query, free_preview, signed_in, v1
 

@@ -16,13 +16,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-import sso_tokens
-from sso_tokens import Issuer
 
-from emulator_testkit import (
+from emulator_testkit import (  # first: it puts Tests/tools (sso_tokens) on sys.path
     ALL_SESSION_PARAMS, EMULATOR, REDIRECT_URL, Api, Reply, device_info, start_emulator, stop_emulator,
 )
-from test_v1 import REQUESTOR, device_query, regcode, v1
+import sso_tokens  # noqa: E402 (after emulator_testkit)
+from sso_tokens import Issuer  # noqa: E402
+from test_v1 import REQUESTOR, device_query, v1
 from validate_requests import validate_entry
 
 SUBJECT, ROKU, SERVICE = "Adobe-Subject-Token", "X-Roku-Reserved-Roku-Connect-Token", "AD-Service-Token"
@@ -244,6 +244,7 @@ def broken_tokens(idp: Issuer) -> dict[str, tuple[str, str]]:
         "no sub": (idp.service_token(omit=("sub",)), "sub claim"),
         "empty sub": (idp.service_token(""), "sub claim"),
         "no exp": (idp.service_token(omit=("exp",)), "exp claim"),
+        "exp NaN": (idp.token(idp.claims(extra={"exp": float("nan")})), "exp claim"),
         "no iat": (idp.service_token(omit=("iat",)), "iat claim"),
         "crit": (idp.service_token(header={"crit": ["exp"]}), "crit"),
         "huge": (idp.service_token(extra={"pad": "x" * 9000}), "longer than"),
