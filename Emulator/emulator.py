@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Adobe Pass REST API V2 + DCR emulator (Python 3.11, standard library only).
+"""Adobe Pass REST API V2 + DCR emulator (Python 3.11, standard library only; verifying platform
+identity and service token SSO tokens needs the `cryptography` package).
 
 Prints `AE_EMULATOR_LISTENING http://<host>:<port>` once bound; runs until SIGTERM/SIGINT.
 See README.md next to this file.
@@ -35,6 +36,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--auto-login-ms", type=int, help="log every session in after N ms")
     parser.add_argument("--latency-ms", type=int, help="delay added to every API request")
     parser.add_argument("--config", help="JSON file with the keys of POST /_emulator/config")
+    parser.add_argument("--service-token-key", action="append", default=[], metavar="ISSUER=PEMFILE",
+                        help="a public key (PEM file) that verifies AD-Service-Token values of issuer ISSUER; "
+                             "repeatable; added to service_token_keys")
+    parser.add_argument("--platform-token-key", action="append", default=[], metavar="ISSUER=PEMFILE",
+                        help="a public key (PEM file) that verifies Adobe-Subject-Token / "
+                             "X-Roku-Reserved-Roku-Connect-Token values of issuer ISSUER; repeatable; "
+                             "added to platform_token_keys")
     parser.add_argument("--quiet", action="store_true", help="no per-request lines on stderr")
     parser.add_argument("--exit-with-parent", action="store_true",
                         help="stop when the process that started the emulator ends (test harnesses: a test "
@@ -65,7 +73,19 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         flags["auto_login_ms"] = args.auto_login_ms
     if args.latency_ms is not None:
         flags["latency_ms"] = args.latency_ms
+    for key, values in (("service_token_keys", args.service_token_key),
+                        ("platform_token_keys", args.platform_token_key)):
+        if values:
+            flags[key] = {**config[key], **dict(_issuer_key(value) for value in values)}
     return merged(config, flags)
+
+
+def _issuer_key(value: str) -> tuple[str, str]:
+    """ISSUER=PEMFILE -> (issuer, path); the issuer may not contain '='."""
+    issuer, sep, path = value.partition("=")
+    if not sep or not issuer or not path:
+        raise ValueError(f"expected ISSUER=PEMFILE, not {value!r}")
+    return issuer, path
 
 
 def log_path(args: argparse.Namespace) -> str | None:

@@ -12,7 +12,9 @@ Page entries (`operation == "page"`) and control calls (`/_emulator/...`) are sk
 Errata applied (openapi/NOTICE.md): E8 logout requires `redirectUrl`; E9 profiles/sso requires
 `AP-Partner-Framework-Status`; E13 configuration requires `AP-Device-Identifier` and
 `X-Device-Info`; E11 register's `redirect_uri` is optional; E12 token parameters
-may come as a form body instead of the query. A `client_secret` in a query string is a problem.
+may come as a form body instead of the query. A `client_secret` in a query string is a problem, and
+so is an SSO token header (Adobe-Subject-Token, X-Roku-Reserved-Roku-Connect-Token,
+AD-Service-Token) on a DCR request.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ SPEC_DIR = Path(__file__).resolve().parent / "openapi"
 FORM_TYPE = "application/x-www-form-urlencoded"
 TOKEN_OPERATION = "generateAccessTokenUsingPOST"
 V1_PREFIXES = ("/api/v1/", "/reggie/v1/")
+# Platform identity and service token SSO headers: never on DCR calls (the emulator flags them in its
+# log too, `unexpected_sso_header`).
+SSO_HEADERS = ("Adobe-Subject-Token", "X-Roku-Reserved-Roku-Connect-Token", "AD-Service-Token")
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
@@ -231,6 +236,9 @@ def validate_entry(entry: dict[str, Any], spec_dir: str = str(SPEC_DIR)) -> list
     problems = _parameter_problems(entry, op, headers, query)
     if "client_secret" in query:
         problems.append("client_secret is sent in the query string (secrets must go in the body)")
+    if path.startswith("/o/"):  # DCR defines no SSO header (dcrApi.json): a token sent there leaks
+        problems += [f"SSO header {name!r} is sent to a DCR endpoint" for name in SSO_HEADERS
+                     if headers.get(name.lower())]
     problems += _body_problems(entry, op, headers)
     return [f"{label} [{op.operation_id}]: {p}" for p in problems]
 

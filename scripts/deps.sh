@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Debian packages the build and the tests need beyond the Swift toolchain. Installs the missing
-# ones when run as root (CI, containers); otherwise prints the command and fails.
+# Debian packages (and, for `test`, Python packages) the build and the tests need beyond the Swift
+# toolchain. Installs the missing Debian packages when run as root (CI, containers); otherwise prints
+# the command and fails.
 # Usage: scripts/deps.sh [build|test|c-player]
 #   build     the library and the Swift and Python players
 #   c-player  + the CMake package and the C player (cmake, ninja, pkg-config, libqrencode)
 #   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen, the TLS front nghttpx, openssl,
-#             curl too); .ci/run installs the same list
+#             curl too); .ci/run installs the same list, and the Python packages below
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
 case ${1:-build} in
@@ -14,6 +15,21 @@ case ${1:-build} in
     test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime abigail-tools doxygen nghttp2-proxy openssl curl) ;;
     *) echo "usage: scripts/deps.sh [build|test|c-player]" >&2; exit 2 ;;
 esac
+# Python packages of the tests, pinned as in .ci/run (requirement:module): a missing one is installed
+# with pip; one already installed is left as it is. cryptography: the emulator's SSO token checks and
+# Tests/tools/sso_tokens.py.
+python_packages=("pytest==9.0.3:pytest" "jsonschema==4.26.0:jsonschema" "pytest-xdist==3.6.1:xdist"
+                 "cryptography==48.0.0:cryptography")
+if [ "${1:-build}" = test ]; then
+    python_missing=()
+    for entry in "${python_packages[@]}"; do
+        python3 -c "import ${entry##*:}" 2>/dev/null || python_missing+=("${entry%%:*}")
+    done
+    if [ ${#python_missing[@]} -gt 0 ]; then
+        echo "installing Python packages: ${python_missing[*]}"
+        python3 -m pip install --quiet "${python_missing[@]}"
+    fi
+fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

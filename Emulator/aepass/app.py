@@ -13,7 +13,7 @@ import time
 import traceback
 from typing import Any
 
-from . import faults
+from . import faults, sso
 from .errors import ApiError, HttpError
 from .login import run_due_auto_logins
 from .clock import CLOCK
@@ -131,15 +131,24 @@ class App:
             "t_ms": started_ms,
             "method": req.method,
             "path": req.path,
-            "query": req.query,
-            "headers": req.headers_for_log(),
-            "body": req.text() if req.body else None,
+            "query": sso.redacted_form(req.query),
+            "headers": sso.redacted_headers(req.headers_for_log()),
+            "body": _logged_body(req),
             "status": response.status,
             "operation": route.operation if route else None,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
             "device": device_key(req) if is_api else None,
             "client_id": req.client_id,
         }
+        entry.update(sso.log_fields(req))
         if response.fault:
             entry["fault"] = response.fault
         return entry
+
+
+def _logged_body(req: Request) -> str | None:
+    """The body as text; V1's `ast` form parameter (an SSO token) redacted."""
+    if not req.body:
+        return None
+    text = req.text()
+    return sso.redacted_form(text) if req.media_type() == "application/x-www-form-urlencoded" else text

@@ -6,6 +6,7 @@ import copy
 from typing import Any, Callable
 
 from .catalog import all_mvpds
+from .jws import KeyProblem, load_public_key
 
 DEFAULT_DENIED_RESOURCES = {
     "PREMIUM-DENIED": 'Your subscription package does not include the "Premium" channel',
@@ -46,6 +47,20 @@ DEFAULTS: dict[str, Any] = {
     # Per-platform configuration (platforms.py): rules matched against the decoded X-Device-Info;
     # the first matching rule changes the MVPDs' configuration fields for that platform.
     "configuration_platforms": [],
+    # Platform identity and service token SSO (sso.py): issuer (the tokens' `iss`) -> public key,
+    # as PEM text or the path of a PEM file. AD-Service-Token: RSA (RS256); Adobe-Subject-Token and
+    # X-Roku-Reserved-Roku-Connect-Token: RSA (RS256) or EC P-256 (ES256). None configured: no token
+    # can be verified, and every request is served without SSO.
+    "service_token_keys": {},
+    "platform_token_keys": {},
+    # A token that fails verification: "ignore" (served without SSO, as Adobe documents for the
+    # platform identity) or "refuse" (V2 only: a top-level 400 invalid_header_service_token /
+    # invalid_header_subject_token, emulator-only codes).
+    "sso_invalid_token": "ignore",
+    # MVPD ids whose integration has platform identity / service token SSO disabled (Adobe: per
+    # integration in the TVE Dashboard; "Not all MVPDs will allow Roku SSO").
+    "platform_sso_disabled": [],
+    "service_token_sso_disabled": [],
 }
 
 DEGRADATION_RULES = ("AuthNAll", "AuthZAll", "AuthZNone")
@@ -120,6 +135,22 @@ def _is_platform_rule(rule: Any) -> bool:
         for m, f in fields.items())
 
 
+def _key_map(kinds: tuple[str, ...]) -> Callable[[Any], bool]:
+    """issuer -> PEM text or PEM file path, each a usable public key of `kinds`."""
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        for issuer, key in value.items():
+            if not isinstance(issuer, str) or not issuer or not isinstance(key, str):
+                return False
+            try:
+                load_public_key(key, kinds)
+            except KeyProblem as problem:
+                raise ConfigError(f"the key of issuer {issuer!r}: {problem}") from None
+        return True
+    return check
+
+
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "throttle": (lambda v: isinstance(v, bool), "a boolean"),
     "access_token_ttl_s": (_is_number, "a number >= 0"),
@@ -147,6 +178,13 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
                     "an object of (non-TempPass) MVPD id -> \"AuthNAll\", \"AuthZAll\" or \"AuthZNone\""),
     "configuration_device_headers": (lambda v: v in ("required", "optional"), '"required" or "optional"'),
     "configuration_platforms": (_are_platform_rules, _PLATFORM_RULES_SHAPE),
+    "service_token_keys": (_key_map(("RSA",)),
+                           "an object of issuer -> RSA public key (PEM text, or the path of a PEM file)"),
+    "platform_token_keys": (_key_map(("RSA", "EC")),
+                            "an object of issuer -> RSA or EC P-256 public key (PEM text, or the path of a PEM file)"),
+    "sso_invalid_token": (lambda v: v in ("ignore", "refuse"), '"ignore" or "refuse"'),
+    "platform_sso_disabled": (_is_string_list, "a list of MVPD ids"),
+    "service_token_sso_disabled": (_is_string_list, "a list of MVPD ids"),
 }
 
 

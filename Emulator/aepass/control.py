@@ -7,7 +7,7 @@ import binascii
 import json
 from typing import Any
 
-from . import temppass
+from . import jws, sso, temppass
 from .catalog import REQUESTORS
 from .clock import CLOCK, ClockError
 from .config import ConfigError, merged
@@ -15,7 +15,7 @@ from .errors import ControlError
 from .faults import FaultError
 from .login import complete_login, default_user_id
 from .requestlog import RequestLog
-from .state import PARTNER_PROFILE_CODES, PartnerRefusal, State, now_ms
+from .state import PARTNER_PROFILE_CODES, SSO_TOKEN_CODES, PartnerRefusal, SsoRefusal, State, now_ms
 from .v1 import temppass as v1_temppass
 from .web import Request, Response, json_response
 
@@ -39,9 +39,10 @@ class Control:
 
     def reset(self, state: State, req: Request) -> Response:
         """Forgets everything clients and tests created or changed (clients, tokens, sessions,
-        profiles, TempPass uses, V1 tokens, partner requests and refusals, throttle buckets,
-        faults, the in-memory log, the clock offset); keeps the settings, unless `{"config": true}`
-        (then the ones the process started with). Requests still in progress are dropped."""
+        profiles, SSO profiles, TempPass uses, V1 tokens, partner requests and refusals, the SSO
+        refusal, throttle buckets, faults, the in-memory log, the clock offset); keeps the
+        settings, unless `{"config": true}` (then the ones the process started with). Requests
+        still in progress are dropped."""
         body = _body(req)
         restore = body.get("config", False)
         if not set(body) <= {"config"} or not isinstance(restore, bool):
@@ -123,12 +124,14 @@ def invalidate_client(state: State, req: Request) -> Response:
 
 
 def expire_profiles(state: State, req: Request) -> Response:
-    """Every profile (regular and appleSSO alike) expires now; `{"type": T}` limits it to type T."""
+    """Every profile (regular, appleSSO and the platformSSO / serviceTokenSSO profiles of the
+    subjects alike) expires now; `{"type": T}` limits it to type T."""
     wanted = _body(req).get("type")
     if wanted is not None and not isinstance(wanted, str):
         raise ControlError(400, 'expected {"type"?: str}')
     now = now_ms()
-    chosen = [p for p in state.profiles.values() if wanted is None or p.type == wanted]
+    chosen: list[Any] = [p for p in state.profiles.values() if wanted is None or p.type == wanted]
+    chosen += [p for p in state.sso_profiles.values() if wanted is None or p.key.type == wanted]
     for profile in chosen:
         profile.not_after = min(profile.not_after, now)
         profile.not_before = min(profile.not_before, profile.not_after)
@@ -197,6 +200,56 @@ def set_partner_refusal(state: State, req: Request) -> Response:
 
 def get_partner_refusal(state: State, req: Request) -> Response:
     return json_response(200, state.partner_refusal.to_json())
+
+
+_SSO_REFUSAL_SHAPE = ('expected {"header": "AD-Service-Token" | "Adobe-Subject-Token" | '
+                      '"X-Roku-Reserved-Roku-Connect-Token" | null, "count"?: integer >= 0 (1), '
+                      '"code"?: null | the token\'s code (invalid_header_service_token for AD-Service-Token, '
+                      'invalid_header_subject_token for the others), "details"?: str}')
+
+
+def set_sso_refusal(state: State, req: Request) -> Response:
+    """Refuse the next `count` tokens of `header` (where the operation reads it; V1's `ast` is the
+    Adobe-Subject-Token), whatever their content: served without SSO, or with `code` answered 400
+    (V2 top-level EEC, V1 legacy 400). `{"header": null}` or `"count": 0` clears. Replaces what was
+    set before."""
+    body = _body(req)
+    token, count = body.get("header"), body.get("count", 1)
+    code, details = body.get("code"), body.get("details")
+    if not set(body) <= {"header", "count", "code", "details"} or "header" not in body or not (
+            token is None or token in SSO_TOKEN_CODES) or not (
+            isinstance(count, int) and not isinstance(count, bool) and count >= 0) or not (
+            code is None or (token is not None and code == SSO_TOKEN_CODES[token])) or not (
+            details is None or isinstance(details, str)):
+        raise ControlError(400, _SSO_REFUSAL_SHAPE)
+    state.sso_refusal = (SsoRefusal(token, count, code, details) if token is not None and count > 0
+                         else SsoRefusal())
+    return json_response(200, state.sso_refusal.to_json())
+
+
+def get_sso_refusal(state: State, req: Request) -> Response:
+    return json_response(200, state.sso_refusal.to_json())
+
+
+def get_sso_profiles(state: State, req: Request) -> Response:
+    """The subjects' SSO profiles (valid and expired), without token text."""
+    return json_response(200, {"profiles": [sso.to_json(p) for p in state.sso_profiles.values()]})
+
+
+def verify_sso_token(state: State, req: Request) -> Response:
+    """What the emulator makes of a token now: `{"header": header name, "value": token}` ->
+    `{"valid": true, "type", "iss", "sub"}` or `{"valid": false, "problem"}` (nothing is stored, no
+    refusal is counted)."""
+    body = _body(req)
+    token, value = body.get("header"), body.get("value")
+    if set(body) != {"header", "value"} or token not in SSO_TOKEN_CODES or not isinstance(value, str):
+        raise ControlError(400, 'expected {"header": one of ' + ", ".join(SSO_TOKEN_CODES) + ', "value": str}')
+    try:
+        claims = sso.verify(state, token, value)
+    except jws.TokenRefused as problem:
+        return json_response(200, {"valid": False, "problem": str(problem), "sha256": sso.sha256_prefix(value)})
+    return json_response(200, {"valid": True, "type": sso.TYPE_OF[token], "iss": claims["iss"], "sub": claims["sub"],
+                               "sha256": sso.sha256_prefix(value)})
 
 
 def get_faults(state: State, req: Request) -> Response:

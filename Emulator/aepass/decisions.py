@@ -7,6 +7,8 @@ TempPass MVPDs decide by their TempPass (`temppass.py`, source `temppass`); an M
 degradation rule by that rule (`degradation.py`, source `degradation`).
 Decisions on a valid `appleSSO` profile need a valid AP-Partner-Framework-Status for its MVPD,
 else a top-level 400 with the matching `invalid_header_pfs_*` code.
+A device without a valid profile of its own decides on the `platformSSO` / `serviceTokenSSO` profile
+of the request's valid SSO tokens (sso.py); the decisions look the same (`source: mvpd`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 from typing import Any, Callable
 from xml.sax.saxutils import escape
 
-from . import checks, degradation, temppass
+from . import checks, degradation, sso, temppass
 from .errors import ApiError, error_object
 from .partner import APPLE_SSO, require_pfs_for
 from .state import Profile, State
@@ -46,12 +48,14 @@ def _decide(state: State, req: Request, authorize: bool) -> Response:
     limit = state.config["authorize_limit" if authorize else "preauthorize_limit"]
     if len(resources) > limit:
         raise ApiError("too_many_resources", f"{len(resources)} resources requested, the limit is {limit}")
+    subjects = sso.judge(state, req, caller.now)
     key = caller.profile_key(device.device_id, mvpd.id)
     token = _token_maker(state, caller.now)
     if mvpd.temp_pass:
         items = temppass.decisions(state, req, mvpd, key, resources, authorize, caller.now, token)
         return json_response(200, {"decisions": items})
-    profile = degradation.authenticated(state, key, caller.now) or state.profiles.get(key)
+    profile = (degradation.authenticated(state, key, caller.now, subjects) or state.profiles.get(key)
+               or sso.lookup(state, key, subjects, caller.now, include_expired=True))
     if profile is None or not profile.valid(caller.now):
         code = "authenticated_profile_missing" if profile is None else "authenticated_profile_expired"
         decisions = [_decision(key.service_provider, mvpd.id, r, error=error_object(code)) for r in resources]

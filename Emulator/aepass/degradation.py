@@ -8,7 +8,8 @@ Config `degradation` maps an MVPD id to its rule (rest-api-v2.md §8.7, §4.12; 
   authenticated by Adobe at once with a `degraded` profile (issuer `Adobe`, userID prefixed with
   the degradation prefix `95cf93bcd183214a`): sessions answer `authorize`/`degraded`, profiles/{mvpd}
   and profiles/code answer that profile, and decisions permit with `source: degradation`. A valid
-  regular (or SSO) profile the device already has is kept and used.
+  regular (or SSO) profile the device already has is kept and used, and so is a valid platform
+  identity or service token SSO profile of the request's tokens (sso.py).
 * `AuthZAll` (authorize all): authentication as usual; decisions on a valid profile permit with
   `source: degradation` (the documented answer has no decision-level notBefore/notAfter).
 * `AuthZNone` (authorize none): authentication as usual; decisions on a valid profile deny with the
@@ -21,10 +22,11 @@ regular and SSO profiles only); logout of one answers `complete`.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
+from . import sso
 from .errors import error_object
-from .state import Profile, ProfileKey, State
+from .state import Profile, ProfileKey, State, Subject
 
 AUTHN_ALL, AUTHZ_ALL, AUTHZ_NONE = "AuthNAll", "AuthZAll", "AuthZNone"
 DEGRADED = "degraded"
@@ -50,11 +52,13 @@ def authenticate_all(state: State, key: ProfileKey, now: int) -> Profile:
     return profile
 
 
-def authenticated(state: State, key: ProfileKey, now: int) -> Profile | None:
-    """The valid profile for `key`, created by AuthNAll when that rule applies to its MVPD."""
-    if rule(state, key.mvpd) == AUTHN_ALL:
+def authenticated(state: State, key: ProfileKey, now: int, subjects: Iterable[Subject] = ()) -> Profile | None:
+    """The valid profile for `key` — the device's own, else the SSO profile of one of `subjects`
+    (sso.py) — or one created by AuthNAll when that rule applies to its MVPD."""
+    found = state.valid_profile(key, now) or sso.lookup(state, key, subjects, now)
+    if found is None and rule(state, key.mvpd) == AUTHN_ALL:
         return authenticate_all(state, key, now)
-    return state.valid_profile(key, now)
+    return found
 
 
 def decision(rule_name: str, profile: Profile, resource: str, authorize: bool, now: int,

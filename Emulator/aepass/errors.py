@@ -24,7 +24,8 @@ class ErrorSpec:
 
 # Codes and actions from Adobe's Enhanced Error Codes list (rest-api-v2.md §7.2).
 # `invalid_request`, `method_not_allowed` and `not_found` are emulator-only: Adobe's
-# list has no code for a malformed Accept/Content-Type, a wrong method or an unknown path.
+# list has no code for a malformed Accept/Content-Type, a wrong method or an unknown path;
+# so are `invalid_header_service_token` and `invalid_header_subject_token` (SSO tokens).
 CODES: dict[str, ErrorSpec] = {
     "invalid_parameter_service_provider": ErrorSpec(
         "none", 400, "The service provider parameter value is missing or invalid."),
@@ -91,6 +92,13 @@ CODES: dict[str, ErrorSpec] = {
         "authentication", 403, "The temporary access resources limit has been exceeded."),
     "authorization_denied_by_degradation_rule": ErrorSpec(
         "none", 403, "The integration has an AuthZNone rule applied for the requested resources"),
+    # Emulator-only, in the pattern of Adobe's `invalid_header_*` codes: Adobe's list has no code
+    # for an SSO token it refuses (its Amazon SSO cookbook: an invalid Adobe-Subject-Token is
+    # ignored). Answered only with `sso_invalid_token: "refuse"` or `/_emulator/sso/refuse-next`.
+    "invalid_header_service_token": ErrorSpec(
+        "none", 400, "The service token header value is invalid."),
+    "invalid_header_subject_token": ErrorSpec(
+        "none", 400, "The subject token header value is invalid."),
     "invalid_request": ErrorSpec(
         "none", 400, "The request is malformed."),
     "method_not_allowed": ErrorSpec(

@@ -9,6 +9,7 @@ import base64
 import secrets
 from typing import Any
 
+from . import sso
 from .catalog import REQUESTORS
 from .state import Profile, Session, State
 
@@ -28,7 +29,8 @@ def user_attributes(user_id: str) -> dict[str, Any]:
 
 
 def complete_login(state: State, session: Session, mvpd_id: str, user_id: str, at_ms: int) -> Profile:
-    """Record the MVPD login of `session`: a regular profile for its creator's client and device."""
+    """Record the MVPD login of `session`: a regular profile for its creator's client and device,
+    and an SSO profile for each valid SSO token its create call carried (sso.py)."""
     session.params["mvpd"] = mvpd_id
     key = session.key_for(mvpd_id)
     profile = Profile(
@@ -40,6 +42,7 @@ def complete_login(state: State, session: Session, mvpd_id: str, user_id: str, a
         attributes=user_attributes(user_id),
     )
     state.profiles[key] = profile
+    sso.remember_login(state, session, profile)
     session.profile_key = key
     session.auto_login_at = None
     return profile

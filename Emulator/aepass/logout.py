@@ -1,11 +1,18 @@
-"""Logout API: GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=..."""
+"""Logout API: GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=...
+
+With a valid SSO token (Adobe-Subject-Token, X-Roku-Reserved-Roku-Connect-Token, AD-Service-Token)
+it is Adobe's single logout (rest-api-v2.md §8.6, the "Single logout flow" page): the device's
+profile, the subject's SSO profile for the MVPD, and the profiles of the logins that made it, go.
+The answer is the one of the profile the device used: its own if valid, else the SSO profile's
+(`logout`/`interactive` with the MVPD's logout URL, or `complete` for an MVPD without one).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from . import checks
+from . import checks, sso
 from .catalog import Mvpd
 from .errors import ApiError
 from .degradation import DEGRADED
@@ -24,11 +31,16 @@ def logout(state: State, req: Request) -> Response:
     redirect_url = req.query_params().get("redirectUrl", [""])[0]
     if not redirect_url:
         raise ApiError("invalid_parameter_redirect_url", "the redirectUrl query parameter is required")
+    subjects = sso.judge(state, req, caller.now)
     if mvpd.temp_pass:  # no logout needed: the TempPass keeps its clock (rest-api-v2.md §8.7)
         return json_response(200, {"logouts": {mvpd.id: _COMPLETE | {"mvpd": mvpd.id}}})
     key = caller.profile_key(device.device_id, mvpd.id)
+    shared = sso.lookup(state, key, subjects, caller.now)  # before single logout removes it
     profile = state.profiles.pop(key, None)
+    sso.single_logout(state, subjects, (mvpd.id,))
     if profile is None or not profile.valid(caller.now):
+        profile = shared  # a device signed in through SSO only: logged out like a regular profile
+    if profile is None:
         action = {"actionName": "invalid", "actionType": "none", "mvpd": mvpd.id}
     elif profile.type == APPLE_SSO:  # the viewer signs out at platform level (TV Provider settings)
         action = {"actionName": "partner_logout", "actionType": "partner_interactive", "mvpd": mvpd.id}

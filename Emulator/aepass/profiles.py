@@ -2,11 +2,15 @@
 
 `temporary` (TempPass) and `degraded` profiles are answered by the per-MVPD and per-code
 endpoints only: GET /profiles lists regular and SSO profiles (rest-api-v2.md §4.8).
+GET /profiles and /profiles/{mvpd} also answer the `platformSSO` / `serviceTokenSSO` profiles of
+the request's valid SSO tokens (sso.py) where the device has no profile of its own for the MVPD;
+/profiles/code/{code} takes no SSO header (the OpenAPI file and Adobe's page list none) and
+answers the login's regular profile.
 """
 
 from __future__ import annotations
 
-from . import checks, degradation, temppass
+from . import checks, degradation, sso, temppass
 from .partner import APPLE_SSO, pfs_mvpd
 from .state import Profile, State
 from .web import Request, Response, json_response
@@ -30,6 +34,7 @@ def get_profiles(state: State, req: Request) -> Response:
     """getProfilesUsingGET_1: unexpired profiles of this client, device and service provider."""
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
+    subjects = sso.judge(state, req, caller.now)
     found = [
         p for p in state.profiles.values()
         if p.key.client_id == caller.token.client_id
@@ -38,6 +43,9 @@ def get_profiles(state: State, req: Request) -> Response:
         and p.valid(caller.now)
         and p.type not in NOT_LISTED
     ]
+    own = {p.key.mvpd for p in found}
+    found += [p for p in sso.listed(state, caller.requestor, subjects, caller.now, caller.token.client_id,
+                                    device.device_id) if p.key.mvpd not in own]
     return _answer(_shown(found, req, caller))
 
 
@@ -46,10 +54,11 @@ def get_profile_for_mvpd(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
     mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    subjects = sso.judge(state, req, caller.now)
     key = caller.profile_key(device.device_id, mvpd.id)
     if mvpd.temp_pass:
         return temppass.profile_answer(state, req, mvpd, key, caller.now)
-    profile = degradation.authenticated(state, key, caller.now)
+    profile = degradation.authenticated(state, key, caller.now, subjects)
     return _answer(_shown([profile] if profile else [], req, caller))
 
 

@@ -90,6 +90,10 @@ def build_routes(log: RequestLog) -> list[Route]:
         Route("POST", "/_emulator/clock", control.advance_clock, None),
         Route("GET", "/_emulator/partner/refuse-next", control.get_partner_refusal, None),
         Route("POST", "/_emulator/partner/refuse-next", control.set_partner_refusal, None),
+        Route("GET", "/_emulator/sso/refuse-next", control.get_sso_refusal, None),
+        Route("POST", "/_emulator/sso/refuse-next", control.set_sso_refusal, None),
+        Route("GET", "/_emulator/sso/profiles", control.get_sso_profiles, None),
+        Route("POST", "/_emulator/sso/verify", control.verify_sso_token, None),
         Route("GET", "/_emulator/faults", control.get_faults, None),
         Route("POST", "/_emulator/faults", ctl.set_faults, None),
     ]

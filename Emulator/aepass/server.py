@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import select
 import socket
 import struct
@@ -14,6 +15,8 @@ from urllib.parse import urlsplit
 from .app import App
 from .clock import CLOCK
 from .web import Request, Response
+
+_AST_IN_LINE = re.compile(r"([?&])ast=[^&\s]*")
 
 
 class EmulatorServer(ThreadingHTTPServer):
@@ -132,5 +135,6 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
                 return  # the client closed the connection
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (stdlib signature)
-        if not self.server.quiet:
-            sys.stderr.write(f"[emulator] {self.address_string()} {format % args}\n")
+        if not self.server.quiet:  # the request line's query may hold V1's `ast` (an SSO token)
+            line = _AST_IN_LINE.sub(r"\1ast=redacted", format % args)
+            sys.stderr.write(f"[emulator] {self.address_string()} {line}\n")

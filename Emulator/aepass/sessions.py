@@ -6,11 +6,11 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from . import checks, degradation
+from . import checks, degradation, sso
 from .catalog import REQUESTORS, Mvpd
 from .device import device_object
 from .errors import PageError
-from .state import SESSION_PARAMETERS, ProfileKey, Session, State, now_ms
+from .state import SESSION_PARAMETERS, ProfileKey, Session, State, Subject, now_ms
 from .web import Request, Response, json_response, redirect
 
 # Session `reasonType` when a profile already exists, by profile type (rest-api-v2.md §4.4).
@@ -29,18 +29,21 @@ def create_session(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
     params = checks.form_parameters(req, SESSION_PARAMETERS)
-    if "mvpd" in params:
-        mvpd = checks.mvpd(caller.requestor, params["mvpd"])
-        reason = direct_reason(state, mvpd, caller.profile_key(device.device_id, mvpd.id), caller.now)
+    mvpd = checks.mvpd(caller.requestor, params["mvpd"]) if "mvpd" in params else None
+    subjects = sso.judge(state, req, caller.now)
+    if mvpd:
+        key = caller.profile_key(device.device_id, mvpd.id)
+        reason = direct_reason(state, mvpd, key, caller.now, subjects)
         if reason:
             return json_response(200, authorize_answer(caller.requestor.id, mvpd.id, reason, str(uuid.uuid4())))
-    session = open_session(state, caller, device, params, req.header("User-Agent"))
+    session = open_session(state, caller, device, params, req.header("User-Agent"), subjects)
     return json_response(200, session_answer(session, resumed=False))
 
 
 def open_session(state: State, caller: checks.Caller, device: checks.DeviceHeaders,
-                 params: dict[str, str], user_agent: str | None) -> Session:
-    """Store a new authentication session (with a code) for the caller's client and device."""
+                 params: dict[str, str], user_agent: str | None, subjects: tuple[Subject, ...] = ()) -> Session:
+    """Store a new authentication session (with a code) for the caller's client and device;
+    `subjects`: the valid SSO tokens of the create call (their login makes SSO profiles)."""
     auto_login_ms = state.config["auto_login_ms"]
     session = Session(
         code=state.new_code(),
@@ -54,6 +57,7 @@ def open_session(state: State, caller: checks.Caller, device: checks.DeviceHeade
         not_before=caller.now,
         not_after=caller.now + state.ttl_ms("code_ttl_s"),
         auto_login_at=None if auto_login_ms is None else caller.now + int(auto_login_ms),
+        sso_subjects=subjects,
     )
     state.sessions[session.code] = session
     return session
@@ -69,21 +73,23 @@ def resume_session(state: State, req: Request) -> Response:
     session.params.update(params)
     mvpd_id = session.params.get("mvpd")
     mvpd = caller.requestor.mvpd(mvpd_id) if mvpd_id else None
-    reason = direct_reason(state, mvpd, session.key_for(mvpd.id), caller.now) if mvpd else None
+    reason = direct_reason(state, mvpd, session.key_for(mvpd.id), caller.now, session.sso_subjects) if mvpd else None
     if reason:
         return json_response(200, authorize_answer(caller.requestor.id, mvpd_id, reason, session.session_id))
     return json_response(200, session_answer(session, resumed=True))
 
 
-def direct_reason(state: State, mvpd: Mvpd, key: ProfileKey, now: int) -> str | None:
+def direct_reason(state: State, mvpd: Mvpd, key: ProfileKey, now: int,
+                  subjects: tuple[Subject, ...] = ()) -> str | None:
     """The `reasonType` of an `authorize` answer (no login needed), or None when the viewer must log in.
 
     TempPass MVPDs never need a login (`temporary`, rest-api-v2.md §8.7); otherwise a valid profile
-    answers by its type, and an AuthNAll degradation rule authenticates at once (`degraded`).
+    answers by its type (a platform identity or service token SSO profile of `subjects`:
+    `authenticatedSSO`), and an AuthNAll degradation rule authenticates at once (`degraded`).
     """
     if mvpd.temp_pass:
         return REASON_BY_PROFILE_TYPE["temporary"]
-    profile = degradation.authenticated(state, key, now)
+    profile = degradation.authenticated(state, key, now, subjects)
     return REASON_BY_PROFILE_TYPE[profile.type] if profile else None
 
 

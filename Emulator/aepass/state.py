@@ -79,6 +79,47 @@ class Profile:
         }
 
 
+@dataclass(frozen=True)
+class Subject:
+    """Who a valid SSO token names: the platform identity (Adobe-Subject-Token,
+    X-Roku-Reserved-Roku-Connect-Token, V1's `ast`) or the service token's user (AD-Service-Token)."""
+
+    type: str  # the profile type it yields: "platformSSO" or "serviceTokenSSO"
+    issuer: str  # the token's `iss`
+    sub: str  # the token's `sub`
+    token: str  # the header that carried it (canonical name), e.g. "AD-Service-Token"
+
+
+class SsoKey(NamedTuple):
+    type: str  # "platformSSO" or "serviceTokenSSO"
+    issuer: str  # the token's `iss`
+    sub: str  # the token's `sub`
+    mvpd: str
+
+
+@dataclass
+class SsoProfile:
+    """The profile a subject shares with every app and device that sends a valid token for it:
+    made when a login completes on a session whose create call carried the token; shared across
+    service providers (answered where the requestor has an integration with the MVPD); its lifetime
+    is the first login's (Roku: "the second application will share the TTL of the first")."""
+
+    key: SsoKey
+    not_before: int
+    not_after: int
+    attributes: dict[str, Any]
+    # The regular profiles (V2) and V1 authN tokens made by the logins that carried the subject:
+    # single logout removes them too (the applications that were part of the SSO).
+    origins: list[ProfileKey] = field(default_factory=list)
+
+    def valid(self, now: int) -> bool:
+        return self.not_before <= now < self.not_after
+
+    def view(self, key: ProfileKey) -> Profile:
+        """The profile as the caller (`key`: its client, device, service provider, MVPD) sees it."""
+        return Profile(key, self.key.mvpd, self.key.type, self.not_before, self.not_after, self.attributes)
+
+
 @dataclass
 class Session:
     code: str
@@ -94,6 +135,9 @@ class Session:
     auto_login_at: int | None = None
     profile_key: ProfileKey | None = None  # set once the login through this code completes
     v1: bool = False  # a REST API V1 registration code (its login creates a V1 authN token)
+    # The valid SSO tokens' subjects of the create call (V2 sessions, V1 regcode): the login through
+    # this code also makes an SSO profile for each.
+    sso_subjects: tuple[Subject, ...] = ()
 
     def expired(self, now: int) -> bool:
         return now >= self.not_after
@@ -200,6 +244,40 @@ class PartnerRefusal:
         return {"code": self.code, "remaining": self.remaining, "details": self.details}
 
 
+# The emulator-only codes of `POST /_emulator/sso/refuse-next` and of `sso_invalid_token: "refuse"`
+# (Adobe's code list has none for these headers): the token header -> its code.
+SSO_TOKEN_CODES = {
+    "AD-Service-Token": "invalid_header_service_token",
+    "Adobe-Subject-Token": "invalid_header_subject_token",
+    "X-Roku-Reserved-Roku-Connect-Token": "invalid_header_subject_token",
+}
+
+
+@dataclass
+class SsoRefusal:
+    """`POST /_emulator/sso/refuse-next`: the next `remaining` requests that carry the `header` token
+    (V1: also `ast` for Adobe-Subject-Token), where the operation reads it, have it refused whatever
+    its content: served without SSO (`code` None), or answered 400 with `code`."""
+
+    header: str | None = None
+    remaining: int = 0
+    code: str | None = None
+    details: str | None = None
+
+    def take(self, header: str) -> tuple[str | None, str] | None:
+        """(code or None, details) when this token is to be refused (counts it), else None."""
+        if self.header != header or self.remaining <= 0:
+            return None
+        refusal = (self.code, self.details or "refused by the test (/_emulator/sso/refuse-next)")
+        self.remaining -= 1
+        if self.remaining == 0:
+            self.header, self.code, self.details = None, None, None
+        return refusal
+
+    def to_json(self) -> dict[str, Any]:
+        return {"header": self.header, "remaining": self.remaining, "code": self.code, "details": self.details}
+
+
 @dataclass
 class State:
     config: dict[str, Any]
@@ -223,6 +301,10 @@ class State:
     temp_passes: dict[TempPassKey, int] = field(default_factory=dict)
     faults: FaultSet = field(default_factory=FaultSet)
     partner_refusal: PartnerRefusal = field(default_factory=PartnerRefusal)
+    # Platform identity and service token SSO (sso.py): the subjects' shared profiles, and the
+    # refusal of `POST /_emulator/sso/refuse-next`.
+    sso_profiles: dict[SsoKey, SsoProfile] = field(default_factory=dict)
+    sso_refusal: SsoRefusal = field(default_factory=SsoRefusal)
 
     def __post_init__(self) -> None:
         if not self.initial_config:
@@ -246,6 +328,8 @@ class State:
         self.buckets.clear()
         self.faults.clear()
         self.partner_refusal = PartnerRefusal()
+        self.sso_profiles.clear()
+        self.sso_refusal = SsoRefusal()
 
     def new_code(self) -> str:
         while True:
@@ -278,4 +362,5 @@ class State:
             "temppass_uses": len(self.temppass),
             "authz_tokens": len(self.authz_tokens),
             "temp_passes": len(self.temp_passes),
+            "sso_profiles": len(self.sso_profiles),
         }

@@ -22,6 +22,8 @@ class Request:
     local_address: str  # "host:port" the server is bound to, when Host is absent
     path_params: dict[str, str] = field(default_factory=dict)
     client_id: str | None = None  # filled in by handlers, for the request log
+    # SSO token verdicts by "<token>/<where>" (sso.judge), for the request log's `sso` entries.
+    sso_results: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def header(self, name: str) -> str | None:
         """Value of a header (case-insensitive); repeated headers are joined with ", "."""

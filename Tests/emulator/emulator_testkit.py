@@ -27,6 +27,9 @@ EMULATOR = EMULATOR_DIR / "emulator.py"
 DEPRECATED_EMULATOR = HERE / "emulator.py"  # the old path, kept as an alias that runs EMULATOR
 if str(EMULATOR_DIR) not in sys.path:  # `aepass`, `validate_requests`, `response_contract`
     sys.path.insert(0, str(EMULATOR_DIR))
+TOOLS_DIR = HERE.parent / "tools"  # `sso_tokens`: SSO test tokens, shared with Tests/python
+if str(TOOLS_DIR) not in sys.path:
+    sys.path.insert(0, str(TOOLS_DIR))
 
 from response_contract import response_problems  # noqa: E402
 INVALID_MARK = "X-Test-Invalid"

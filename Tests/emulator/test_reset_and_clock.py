@@ -11,7 +11,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from emulator_testkit import ALL_SESSION_PARAMS, Api, b64
+from emulator_testkit import ALL_SESSION_PARAMS, Api, b64  # first: it puts Tests/tools (sso_tokens) on sys.path
+from sso_tokens import Issuer  # noqa: E402
 from test_partner_sso import pfs, sign_in_with_partner, sso_session
 from test_v1 import device_query, free_preview, signed_in, v1
 
@@ -27,6 +28,8 @@ def snapshot(api: Api) -> dict[str, Any]:
         "config": api.control("GET", "config"),
         "faults": api.control("GET", "faults"),
         "refusal": api.control("GET", "partner/refuse-next"),
+        "sso_refusal": api.control("GET", "sso/refuse-next"),
+        "sso_profiles": api.control("GET", "sso/profiles"),
         "clock_offset_ms": clock["offset_ms"],
         "log": api.log(),
     }
@@ -40,8 +43,14 @@ def change_everything(api: Api) -> None:
         "partner_sso_disabled": [], "temppass_ttl_s": {BASIC: 30}, "temppass_resources": {"flexibleTempPass": 2},
         "degradation": {"Spectrum": "AuthZAll"}, "configuration_device_headers": "optional",
         "configuration_platforms": [{"match": {"osName": "Linux"}, "platform_sso": False}]})
+    idp = Issuer("idp.example")
+    api.control("POST", "config", {"service_token_keys": idp.config(), "sso_invalid_token": "refuse",
+                                   "service_token_sso_disabled": ["Dish"]})
     token = api.new_access_token()  # a client and an access token
     api.login(api.create_session(token, **ALL_SESSION_PARAMS).json["code"])  # a session and a profile
+    sso_code = api.v2("POST", "/sessions", token, "tv-sso", headers={"AD-Service-Token": idp.service_token()},
+                      form=ALL_SESSION_PARAMS).json["code"]
+    api.login(sso_code)  # a serviceTokenSSO profile
     sign_in_with_partner(api, token, device="tv-partner")  # a partner request answered: an appleSSO profile
     assert sso_session(api, token, pfs(), device="tv-pending").json["actionName"] == "partner_profile"  # one pending
     assert api.v2("GET", f"/profiles/{BASIC}", token).status == 200  # a TempPass use
@@ -54,6 +63,7 @@ def change_everything(api: Api) -> None:
     assert 429 in statuses  # the throttle bucket of device "burst" is empty
     api.control("POST", "expire-access-tokens")
     api.control("POST", "partner/refuse-next", {"code": "invalid_parameter_saml_response", "count": 2})
+    api.control("POST", "sso/refuse-next", {"header": "AD-Service-Token", "count": 2})
     api.control("POST", "faults", {"faults": [{"operation": "getLogoutForMvpdUsingGET", "kind": "html_error"}]})
     api.control("POST", "clock", {"advance_ms": 5000})
 
@@ -62,6 +72,8 @@ def test_reset_with_config_returns_to_the_initial_state(api: Api) -> None:
     initial = snapshot(api)  # the fixture has just reset the emulator
     assert initial["log"] == [] and initial["clock_offset_ms"] == 0 and initial["faults"] == {"faults": []}
     assert initial["refusal"] == {"code": None, "remaining": 0, "details": None}
+    assert initial["sso_refusal"] == {"header": None, "remaining": 0, "code": None, "details": None}
+    assert initial["sso_profiles"] == {"profiles": []}
     counts = {k: v for k, v in initial["state"].items() if k != "config"}
     assert set(counts.values()) == {0}, counts
     change_everything(api)
@@ -70,6 +82,7 @@ def test_reset_with_config_returns_to_the_initial_state(api: Api) -> None:
     assert changed["clock_offset_ms"] == 5000
     assert changed["config"] != initial["config"] and changed["faults"] != initial["faults"]
     assert changed["refusal"] != initial["refusal"] and changed["log"]
+    assert changed["sso_refusal"] != initial["sso_refusal"] and changed["sso_profiles"] != initial["sso_profiles"]
 
     assert api.control("POST", "reset", {"config": True}) == {"reset": True}
     assert snapshot(api) == initial

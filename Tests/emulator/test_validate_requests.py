@@ -172,6 +172,17 @@ def test_token_parameters_and_secrets() -> None:
     assert "client_secret is sent in the query string" in problems_of(leaked)
 
 
+@pytest.mark.parametrize("sent, named", [("Adobe-Subject-Token", "Adobe-Subject-Token"),
+                                          ("X-Roku-Reserved-Roku-Connect-Token", "X-Roku-Reserved-Roku-Connect-Token"),
+                                          ("ad-service-token", "AD-Service-Token")])
+def test_sso_headers_never_go_to_dcr(sent: str, named: str) -> None:
+    for name in ("register", "token"):
+        leaked = with_headers(name, **{sent: "redacted:sha256:0123456789ab"})
+        assert problems_of(leaked).endswith(f"SSO header {named!r} is sent to a DCR endpoint"), name
+    for name in ("session", "profiles", "authorize", "logout", "configuration", "profile_code"):
+        assert problems_of(with_headers(name, **{sent: "x.y.z"})) == "", name  # V2 takes (or tolerates) them
+
+
 def run_cli(*paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(VALIDATOR), *map(str, paths)],
                           capture_output=True, text=True, timeout=60)

@@ -11,7 +11,7 @@ from . import temppass
 from .answers import V1Error, bad_request, no_content
 from .call import V1Call, v1_endpoint
 from .reggie import v1_session
-from .tokens import authn_payload, authn_token, store_authn_token
+from .tokens import authn_payload, device_authn_token, store_authn_token
 
 AUTHN_ROOT = "authentication"
 
@@ -54,7 +54,7 @@ def check_authn_for_code(state: State, req: Request, call: V1Call) -> Response:
 @v1_endpoint("v1CheckAuthenticationToken")
 def check_authn(state: State, req: Request, call: V1Call) -> Response:
     """200 (no body: the success body is not documented) while the device has a valid token."""
-    token = authn_token(state, call.requestor.id, call.device_id)
+    token = device_authn_token(state, call.requestor, call.device_id, call.subjects, call.now)
     if token is None:
         raise V1Error(403, "Forbidden", "no authentication token for this device")
     if not token.valid(call.now):
@@ -65,7 +65,7 @@ def check_authn(state: State, req: Request, call: V1Call) -> Response:
 @v1_endpoint("v1RetrieveAuthenticationToken")
 def get_authn_token(state: State, req: Request, call: V1Call) -> Response:
     """200 the token; 404 none (yet: devices poll this after showing the code); 410 expired."""
-    token = authn_token(state, call.requestor.id, call.device_id)
+    token = device_authn_token(state, call.requestor, call.device_id, call.subjects, call.now)
     if token is None:
         raise V1Error(404, "Not Found")
     if not token.valid(call.now):

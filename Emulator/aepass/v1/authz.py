@@ -16,20 +16,23 @@ from typing import Any
 
 from ..decisions import media_token
 from ..errors import error_object
-from ..state import AuthzKey, AuthzToken, Profile, State
+from ..state import AuthzKey, AuthzToken, Profile, State, Subject
 from ..web import Request, Response
 from .answers import V1Error, bad_request
 from .call import V1Call, v1_endpoint
 from .reggie import v1_session
-from .tokens import authn_token, authz_payload
+from .tokens import authz_payload, device_authn_token
 
 TEMPORARY = "temporary"  # TempPass tokens authorize every resource (rest-api-v1.md §9.1)
 _MRSS_TITLE = re.compile(r"<channel>\s*<title>(?:<!\[CDATA\[)?(.*?)(?:\]\]>)?</title>", re.S)
 
 
-def _valid_authn(state: State, call: V1Call, device_id: str, status: int) -> Profile:
-    """The device's valid authN token, else `status` (403 on authorize/media, 412 elsewhere)."""
-    token = authn_token(state, call.requestor.id, device_id)
+def _valid_authn(state: State, call: V1Call, device_id: str, status: int,
+                 subjects: tuple[Subject, ...] | None = None) -> Profile:
+    """The device's valid authN token (or its platform identity's SSO profile: `subjects`, by
+    default the request's), else `status` (403 on authorize/media, 412 elsewhere)."""
+    subjects = call.subjects if subjects is None else subjects
+    token = device_authn_token(state, call.requestor, device_id, subjects, call.now)
     if token is None:
         raise V1Error(status, "User not authenticated", "no authentication token for this device")
     if not token.valid(call.now):
@@ -97,8 +100,9 @@ def get_media_token(state: State, req: Request, call: V1Call) -> Response:
     }, "play")
 
 
-def _preauthorized(state: State, call: V1Call, device_id: str) -> Response:
-    authn = _valid_authn(state, call, device_id, 412)
+def _preauthorized(state: State, call: V1Call, device_id: str, subjects: tuple[Subject, ...] | None = None,
+                   ) -> Response:
+    authn = _valid_authn(state, call, device_id, 412, subjects)
     resources = [r.strip() for r in call.params["resource"].split(",") if r.strip()]
     limit = state.config["preauthorize_limit"]
     if not resources or len(resources) > limit:
@@ -124,4 +128,4 @@ def preauthorize(state: State, req: Request, call: V1Call) -> Response:
 def preauthorize_for_code(state: State, req: Request, call: V1Call) -> Response:
     """As preauthorize, for the device that requested the registration code."""
     session = v1_session(state, call, req.path_params["code"], bad_request("unknown or expired registration code"))
-    return _preauthorized(state, call, session.device_id)
+    return _preauthorized(state, call, session.device_id, session.sso_subjects)  # the code's device's tokens

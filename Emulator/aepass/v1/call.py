@@ -1,5 +1,7 @@
 """The prologue every V1 handler shares, in order: response format -> bearer (DCR access token)
--> parameters (query + form body) -> required parameters -> requestor -> device information."""
+-> parameters (query + form body) -> required parameters -> requestor -> device information ->
+the platform identity (`Adobe-Subject-Token` / `X-Roku-Reserved-Roku-Connect-Token` header or `ast`
+parameter, sso.py: an invalid one is ignored, "served without SSO")."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .. import sso
 from ..catalog import REQUESTORS, Mvpd, Requestor
 from ..device import decode_device_info, device_info_problem
-from ..errors import DcrError
-from ..state import AccessToken, State, now_ms
+from ..errors import ApiError, DcrError
+from ..state import AccessToken, State, Subject, now_ms
 from ..web import Request, Response
 from .answers import XML, V1Error, bad_request, missing, render, response_format
 from .spec import BY_OPERATION, DEVICE_INFO_PARAMETER, Endpoint, merged_parameters
@@ -28,6 +31,7 @@ class V1Call:
     fmt: str
     now: int
     device_info: dict[str, Any] | None
+    subjects: tuple[Subject, ...] = ()  # the valid platform identities the request carries
 
     @property
     def device_id(self) -> str:
@@ -96,7 +100,11 @@ def _prologue(state: State, req: Request, endpoint: Endpoint, fmt: str) -> V1Cal
     info = None
     if endpoint.device_info:
         info = _device_info(req, params)
-    return V1Call(endpoint, params, requestor, token, fmt, now, info)
+    try:
+        subjects = sso.judge(state, req, now, v1=True)
+    except ApiError as refused:  # /_emulator/sso/refuse-next with a code: V1's legacy 400
+        raise bad_request(f"{refused.code}: {refused.details}") from None
+    return V1Call(endpoint, params, requestor, token, fmt, now, info, subjects)
 
 
 def _device_info(req: Request, params: dict[str, str]) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def create_regcode(state: State, req: Request, call: V1Call) -> Response:
     assert call.token is not None and call.device_info is not None
     caller = checks.Caller(call.token, call.requestor, call.now)
     device = checks.DeviceHeaders(call.device_id, call.device_info)
-    session = open_session(state, caller, device, params, req.header("User-Agent"))
+    session = open_session(state, caller, device, params, req.header("User-Agent"), call.subjects)
     session.v1 = True
     session.not_after = call.now + ttl_ms
     return call.answer(201, record(state, session), RECORD_ROOT)

@@ -15,8 +15,10 @@ from ..paths import template_regex
 from ..web import form_fields
 
 FORM_TYPE = "application/x-www-form-urlencoded"
-# Accepted on every endpoint: the format selector and the deprecated device parameters.
-COMMON_OPTIONAL = ("format", "deviceType", "deviceUser", "appId")
+# Accepted on every endpoint: the format selector, the deprecated device parameters, and `ast`, the
+# platform identity token (Amazon SSO cookbook for REST API V1: "As a query parameter named: ast",
+# "As a post parameter named: ast", on every /adobe-services/*, /reggie/*, /api/* call).
+COMMON_OPTIONAL = ("format", "deviceType", "deviceUser", "appId", "ast")
 DEVICE_INFO_PARAMETER = "device_info"  # or the X-Device-Info header
 # Answers any V1 endpoint may give besides its own: bad request, DCR bearer errors (401
 # access_denied, 403 invalid_client), wrong method, throttling.

@@ -3,10 +3,12 @@ tokens. V1 stores tokens per requestor and device, whichever DCR client asks (re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
+from .. import sso
+from ..catalog import Requestor
 from ..login import user_attributes
-from ..state import V1_CLIENT, AuthzToken, Profile, ProfileKey, State
+from ..state import V1_CLIENT, AuthzToken, Profile, ProfileKey, State, Subject
 
 APPLE = "Apple"  # issuer of the tokens made by the Apple SSO token exchange -> tokenSource "Apple"
 
@@ -16,6 +18,19 @@ def authn_token(state: State, requestor: str, device_id: str) -> Profile | None:
     found = [p for p in state.profiles.values()
              if p.key.client_id == V1_CLIENT and p.key.device_id == device_id and p.key.service_provider == requestor]
     return max(found, key=lambda p: p.not_before, default=None)
+
+
+def device_authn_token(state: State, requestor: Requestor, device_id: str, subjects: Iterable[Subject],
+                       now: int) -> Profile | None:
+    """The device's authN token, or, when it has no valid one, the SSO profile of the request's
+    platform identity (sso.py) as its token (a valid one before an expired one)."""
+    own = authn_token(state, requestor.id, device_id)
+    if own is not None and own.valid(now):
+        return own
+    shared = sso.v1_view(state, requestor, device_id, subjects, now)
+    if shared is not None and (shared.valid(now) or own is None):
+        return shared
+    return own
 
 
 def store_authn_token(state: State, requestor: str, device_id: str, mvpd: str, user_id: str, issuer: str,

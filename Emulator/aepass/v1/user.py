@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from .. import sso
 from ..state import State
 from ..web import Request, Response
 from .answers import V1Error, no_content
 from .call import V1Call, v1_endpoint
-from .tokens import APPLE, authn_token, forget_device
+from .tokens import APPLE, device_authn_token, forget_device
 
 
 @v1_endpoint("v1UserMetadata")
@@ -16,7 +17,7 @@ def user_metadata(state: State, req: Request, call: V1Call) -> Response:
     `data` has the login's attributes, `mvpd`, and `tokenSource: "Apple"` for a token made by the
     Apple SSO token exchange (other sources' values are not documented, so it is absent there).
     The XML form (`<metadata>`) is not documented: it mirrors the JSON."""
-    token = authn_token(state, call.requestor.id, call.device_id)
+    token = device_authn_token(state, call.requestor, call.device_id, call.subjects, call.now)
     if token is None:
         raise V1Error(404, "Not Found")
     if not token.valid(call.now):
@@ -34,6 +35,8 @@ def user_metadata(state: State, req: Request, call: V1Call) -> Response:
 def logout(state: State, req: Request, call: V1Call) -> Response:
     """DELETE, as Adobe's endpoint page says (the V2 FAQ's "GET /api/v1/logout" is answered 405).
     Removes the device's authN and authZ tokens; the MVPD is not called. 204, also when there
-    was nothing to remove."""
+    was nothing to remove. With a valid platform identity, single logout: the subject's SSO
+    profiles for every MVPD of the requestor, and the tokens of the logins that made them, go too."""
     forget_device(state, call.requestor.id, call.device_id)
+    sso.single_logout(state, call.subjects, [m.id for m in call.requestor.login_mvpds])
     return no_content()
