@@ -7,6 +7,7 @@ before anything is sent, and one that expires later is no longer sent. The SDK d
 signatures (Adobe does, with the issuer's key): these tokens carry placeholder signatures.
 docs/PLATFORM-SSO.md."""
 import base64
+import hashlib
 import json
 import time
 
@@ -45,8 +46,15 @@ def jwe():
 
 
 def sso_headers(entry):
+    """The SSO headers a logged request carried, as the tokens they held: the emulator's log never holds
+    a token's text (it writes `redacted:sha256:<12 hex>`), so `seen` maps those back."""
     return {name: entry["headers"].get(name) for name in ("Adobe-Subject-Token", "AD-Service-Token")
             if entry["headers"].get(name) is not None}
+
+
+def seen(token):
+    """How the emulator's log shows `token`."""
+    return "redacted:sha256:" + hashlib.sha256(token.encode()).hexdigest()[:12]
 
 
 def full_session(client, recorder, emulator):
@@ -75,11 +83,11 @@ def test_the_tokens_go_with_exactly_the_calls_adobe_lists(make_client, recorder,
         if entry["operation"] in DCR_OPERATIONS:
             assert carried == {}, entry["operation"]  # never to DCR
         elif api == "v2":
-            expected = ({"Adobe-Subject-Token": platform, "AD-Service-Token": service}
+            expected = ({"Adobe-Subject-Token": seen(platform), "AD-Service-Token": seen(service)}
                         if entry["operation"] in V2_SSO_OPERATIONS else {})
             assert carried == expected, entry["operation"]
         else:  # V1: the platform identity on every call, no service token (V1 has none)
-            assert carried == {"Adobe-Subject-Token": platform}, entry["operation"]
+            assert carried == {"Adobe-Subject-Token": seen(platform)}, entry["operation"]
     if api == "v2":  # (profiles/{mvpd} is TempPass's and the partner flow's: not in this session)
         assert {e["operation"] for e in log if sso_headers(e)} == V2_SSO_OPERATIONS - {"getProfileForMvpdUsingGET"}
 
@@ -91,7 +99,7 @@ def test_a_jwe_platform_token_is_sent_as_it_is_and_clearing_stops_it(make_client
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
     profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
-    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": token}
+    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": seen(token)}
     client.set_identity_token(ae.AE_IDENTITY_TOKEN_PLATFORM, None)
     emulator.clear_log()
     client.get_authentication()
@@ -143,7 +151,7 @@ def test_a_bad_service_token_is_refused_before_sending_and_the_previous_one_stay
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
     profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
-    assert sso_headers(profiles[-1]) == {"AD-Service-Token": good}
+    assert sso_headers(profiles[-1]) == {"AD-Service-Token": seen(good)}
 
 
 def test_a_platform_token_may_be_es256_or_jwe_but_never_unsigned(make_client):
@@ -215,7 +223,7 @@ def test_setrequestor_asks_the_provider_first_and_the_profiles_call_carries_its_
                                          (ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_NEEDED)]
     assert provider.replies == [ae.AE_OK, ae.AE_OK]
     profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
-    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": platform, "AD-Service-Token": service}
+    assert sso_headers(profiles[-1]) == {"Adobe-Subject-Token": seen(platform), "AD-Service-Token": seen(service)}
     # Held and valid: a second setRequestor asks nothing.
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete", count=2) == (1,)
@@ -280,4 +288,4 @@ def test_a_token_near_its_exp_is_asked_for_again_before_a_call(make_client, reco
     client.set_selected_provider("Cablevision")
     recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
     sessions = [e for e in emulator.log() if e["operation"] == "createSessionUsingPOST"]
-    assert sso_headers(sessions[-1]) == {"AD-Service-Token": fresh}
+    assert sso_headers(sessions[-1]) == {"AD-Service-Token": seen(fresh)}

@@ -81,6 +81,15 @@ package enum StatusCatalog {
             details: error.code, enhancedError: error)
     }
 
+    /// A logout that carries SSO tokens: Adobe's single logout (info, an SDK id).
+    package static func singleLogout(_ headers: [String]) -> AdvancedStatus {
+        AdvancedStatus(
+            "SSO200", .info,
+            "Single logout: the logout carries the \(headers.joined(separator: " and ")), so Adobe removes the "
+                + "subject's single sign-on profile too, which signs out every app and device of the subject.",
+            details: headers.joined(separator: ","))
+    }
+
     /// The host's provider gave a token that fails the SDK's checks: not used (nothing was sent).
     package static func identityUnusable(_ kind: IdentityTokenKind, _ problem: any Error) -> AdvancedStatus {
         AdvancedStatus(
