@@ -12,6 +12,8 @@
 #   scripts/demo.sh --api v1                       any player on the legacy REST API V1 (the same calls and callbacks)
 #   scripts/demo.sh --https                        any player over TLS 1.3 (HTTP/2) through a TLS front (nghttpx) with
 #                                                  a test root made for the run, given to the player as its CA file
+#   scripts/demo.sh --player c --platform-sso      platform-identity SSO: two apps with the same platform token; the
+#                                                  second is signed in with no login (docs/PLATFORM-SSO.md)
 # Other options go to the player. The C player's builds go to AE_CMAKE_BUILD_DIR (the package; default
 # build/cmake) and AE_DEMO_DIR (its install prefix and the player's build; default build/demo).
 set -euo pipefail
@@ -20,11 +22,13 @@ cd "$(dirname "$0")/.."
 player=swift
 interactive=false
 https=false
+platform_sso=false
 while [ $# -gt 0 ]; do
     case $1 in
         --player) player=${2:?--player takes swift, c or python}; shift 2 ;;
         --interactive) interactive=true; shift ;;
         --https) https=true; shift ;;
+        --platform-sso) platform_sso=true; shift ;;
         *) break ;;
     esac
 done
@@ -87,5 +91,14 @@ $interactive || emulator_args+=(--auto-login-ms 3000)
 if $https; then
     emulator_args+=(--https)
     command+=(--ca-file {ca_file})
+fi
+if $platform_sso; then
+    [ "$player" = c ] || { echo "demo: --platform-sso runs the C player (--player c)" >&2; exit 2; }
+    python3 -c "import cryptography" 2>/dev/null || python3 -m pip install --quiet "cryptography==48.0.0"
+    sso=$(mktemp -d)
+    issuer=$(python3 scripts/platform-token.py "$sso")
+    emulator_args+=(--platform-token-key "$issuer=$sso/platform-key.pem")
+    exec scripts/with-emulator.sh "${emulator_args[@]}" -- scripts/two-apps.sh "${command[@]}" --base-url {url} \
+        --platform-token "$sso/platform-token.jws" "$@"
 fi
 exec scripts/with-emulator.sh "${emulator_args[@]}" -- "${command[@]}" --base-url {url} "$@"

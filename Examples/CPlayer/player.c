@@ -12,7 +12,7 @@
  *
  *   c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]
  *            [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]
- *            [--api v2|v1] [--ca-file PEM]
+ *            [--api v2|v1] [--ca-file PEM] [--platform-token FILE] [--keep-session] [--device-id ID]
  *
  * Unattended (the default) it picks --mvpd (or the first TV provider) and waits for someone to log
  * in at the printed URL: against the emulator started with --auto-login-ms, its simulated viewer
@@ -47,6 +47,9 @@ struct options {
     const char *storage;
     const char *software_statement;
     const char *ca_file;
+    const char *platform_token; /* a file holding the platform's identity token (--platform-token) */
+    int keep_session;           /* no logout at the end (--keep-session) */
+    const char *device_id;      /* NULL: the machine's (--device-id) */
     int poll_ms;
     int timeout_s;
     int interactive;
@@ -228,6 +231,11 @@ static void on_token(const char *token, const char *resource, void *user_data) {
     /* A media token is a credential for a few minutes: show enough to recognise it, not all of it. */
     printf("getAuthorization(%s): short media token (%zu characters): %.16s...\n", resource, strlen(token), token);
     player.got_token = 1;
+    if (player.options.keep_session) {
+        printf("keeping the session (--keep-session): no logout\n");
+        finish(0);
+        return;
+    }
     start_logout();
 }
 
@@ -295,7 +303,7 @@ static int read_stdin(void) {
 static void usage(FILE *out) {
     fprintf(out, "usage: c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]\n"
                  "                [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]\n"
-                 "                [--api v2|v1] [--ca-file PEM]\n");
+                 "                [--api v2|v1] [--ca-file PEM] [--platform-token FILE] [--keep-session] [--device-id ID]\n");
 }
 
 static int number_option(const char *name, const char *text, int minimum, int *out) {
@@ -318,7 +326,8 @@ static int parse_options(int argc, char **argv, struct options *options) {
         {"timeout", required_argument, NULL, 't'},  {"interactive", no_argument, NULL, 'i'},
         {"no-qr", no_argument, NULL, 'n'},          {"software-statement", required_argument, NULL, 'S'},
         {"api", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
-        {"ca-file", required_argument, NULL, 'c'},
+        {"ca-file", required_argument, NULL, 'c'},  {"platform-token", required_argument, NULL, 'T'},
+        {"keep-session", no_argument, NULL, 'k'},   {"device-id", required_argument, NULL, 'd'},
         {NULL, 0, NULL, 0},
     };
     *options = (struct options){.requestor = "REF30", .resource = "LIVE", .poll_ms = 3000, .timeout_s = -1,
@@ -333,6 +342,9 @@ static int parse_options(int argc, char **argv, struct options *options) {
         case 's': options->storage = optarg; break;
         case 'S': options->software_statement = optarg; break;
         case 'c': options->ca_file = optarg; break;
+        case 'T': options->platform_token = optarg; break;
+        case 'k': options->keep_session = 1; break;
+        case 'd': options->device_id = optarg; break;
         case 'p': if (number_option("--poll-ms", optarg, 1000, &options->poll_ms)) return -1; break;
         case 't': if (number_option("--timeout", optarg, 0, &options->timeout_s)) return -1; break;
         case 'i': options->interactive = 1; break;
@@ -373,6 +385,7 @@ static int create_client(void) {
     config.base_url = player.options.base_url;
     config.ca_file = player.options.ca_file; /* NULL: the system's store only */
     config.storage_path = player.options.storage;
+    config.device_id = player.options.device_id; /* NULL: the machine's */
     config.poll_interval_ms = player.options.poll_ms;
     config.api_generation = player.options.api_generation;
     config.callback_mode = AE_CALLBACKS_EVENT_LOOP;
@@ -395,6 +408,24 @@ static int create_client(void) {
     return 0;
 }
 
+/* The platform's identity token (a JWS or JWE in a file, as a platform would hand it to the app): sent
+   as Adobe-Subject-Token, so that a second app of the same subject is signed in with no login
+   (docs/PLATFORM-SSO.md). Never printed: it is a credential. */
+static int give_platform_token(const char *path) {
+    FILE *file = fopen(path, "r");
+    char token[16 * 1024 + 2];
+    size_t length = file ? fread(token, 1, sizeof token - 1, file) : 0;
+    if (file) fclose(file);
+    while (length > 0 && (token[length - 1] == '\n' || token[length - 1] == '\r' || token[length - 1] == ' ')) length--;
+    token[length] = '\0';
+    if (length == 0) {
+        fprintf(stderr, "c-player: cannot read a token from %s\n", path);
+        return -1;
+    }
+    return checked(ae_client_set_identity_token(player.client, AE_IDENTITY_TOKEN_PLATFORM, token),
+                   "ae_client_set_identity_token");
+}
+
 int main(int argc, char **argv) {
     if (parse_options(argc, argv, &player.options) != 0) return 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -404,6 +435,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (create_client() != 0) return 1;
+    if (player.options.platform_token && give_platform_token(player.options.platform_token) != 0) {
+        ae_client_destroy(player.client);
+        return 1;
+    }
     printf("AccessEnabler for Linux %s (C, event-loop mode) - requestor %s at %s, REST API %s\n", ae_version_string(),
            player.options.requestor, player.options.base_url, player.options.api_generation == AE_API_V1 ? "V1" : "V2");
 

@@ -98,7 +98,9 @@ def test_an_invalid_token_adobe_ignores_is_a_regular_flow(make_client, recorder,
     assert authenticated(forged, seen)[0] == 0
 
 
-def test_logout_with_the_token_signs_every_app_of_the_subject_out(make_client, recorder, emulator, issuer, tmp_path):
+@both_apis
+def test_logout_with_the_token_signs_every_app_of_the_subject_out(make_client, recorder, emulator, issuer, tmp_path,
+                                                                  wire):
     first, _ = app(make_client, tmp_path, "first", PLATFORM, issuer.platform_token("household-4"), recorder)
     login(first, recorder, emulator)
     second, seen = app(make_client, tmp_path, "second", PLATFORM, issuer.platform_token("household-4"))
@@ -107,13 +109,15 @@ def test_logout_with_the_token_signs_every_app_of_the_subject_out(make_client, r
     recorder.wait("set_authentication_status", lambda status, code: status == 0)
     told = recorder.find_status("SSO200")  # the host is told that this was a single logout
     assert told is not None and told["level"] == "info" and told["details"] == "Adobe-Subject-Token", told
-    logouts = [e for e in emulator.log() if e["operation"] == "getLogoutForMvpdUsingGET"]
+    logouts = [e for e in emulator.log() if e["operation"] == wire.logout]
     assert logouts and logouts[-1]["sso"][0]["valid"] is True
     assert emulator.control("GET", "sso/profiles")["profiles"] == []
     # The second app's next decision finds no profile at Adobe: it is signed out too (N000), and
     # getAuthorization starts a login as AccessEnabler's does.
     second.get_authorization("LIVE")
     seen.wait("display_provider_dialog")
-    assert seen.find_status("N000")["enhancedError"]["code"] == "authenticated_profile_missing"
+    # (V2: authenticated_profile_missing; V1: authentication_session_missing)
+    assert seen.find_status("N000")["enhancedError"]["code"] in ("authenticated_profile_missing",
+                                                                "authentication_session_missing")
     assert "set_token" not in seen.names()
     second.set_selected_provider(None)
