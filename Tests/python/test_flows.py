@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from conftest import login
+from conftest import HTTPS, login
 from harness import SOFTWARE_STATEMENT, ae
 
 pytestmark = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
@@ -365,6 +365,8 @@ def test_throttle_is_honoured(make_client, recorder, emulator, wire):
     assert recorder.find_status("P100") is None  # … and every decision still arrived
 
 
+@pytest.mark.skipif(HTTPS is not None, reason="pacing is judged by arrival time: through a TLS front on a loaded "
+                    "machine the first burst's handshakes can push it into the paced requests (plain http run checks it)")
 def test_client_side_pacing_avoids_429(make_client, recorder, emulator):
     emulator.config(throttle=True)
     client = make_client(max_requests_per_second=0)  # Adobe's pacing: burst 10, then 1/s

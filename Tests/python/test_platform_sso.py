@@ -121,3 +121,16 @@ def test_logout_with_the_token_signs_every_app_of_the_subject_out(make_client, r
                                                                 "authentication_session_missing")
     assert "set_token" not in seen.names()
     second.set_selected_provider(None)
+
+
+def test_an_app_that_ran_before_finds_the_sso_profile_another_app_made_since(make_client, recorder, emulator, issuer,
+                                                                              tmp_path):
+    # Its stored (empty) profile list is fresh, but with a token and no profile the SDK asks Adobe
+    # again at setRequestor: another app may have signed the subject in meanwhile.
+    late, seen = app(make_client, tmp_path, "late", PLATFORM, issuer.platform_token("household-5"))
+    assert authenticated(late, seen)[0] == 0
+    first, _ = app(make_client, tmp_path, "first", PLATFORM, issuer.platform_token("household-5"), recorder)
+    login(first, recorder, emulator)
+    late.set_requestor("REF30")
+    assert seen.wait("set_requestor_complete", count=2) == (1,)
+    assert authenticated(late, seen) == (1, "")

@@ -20,13 +20,19 @@ extension Engine {
         let now = clock.nowMillis()
         let maxAge = settings.cacheMaxAgeMillis
         let cached = try? store.configuration(scope, requestor: id)
-        let syncedAt = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.syncedAt
+        let storedProfiles = try? store.profiles(scope, requestor: id, deviceID: deviceID)
+        let asksIdentity = !identityKindsToAsk().isEmpty
+        // With an SSO token and no stored profile, Adobe may hold an SSO profile another app made
+        // since the last sync: the profiles are asked for even when the stored (empty) list is fresh.
+        let ssoMayAnswer =
+            (asksIdentity || !context.withLock { $0.identityTokens.isEmpty }) && storedProfiles?.profiles.isEmpty != false
         var flow = RequestorSetupFlow(
             .init(
                 call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
                 configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
-                profilesFresh: syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false, now: now,
-                asksIdentity: !identityKindsToAsk().isEmpty))
+                profilesFresh: !ssoMayAnswer
+                    && (storedProfiles?.syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false),
+                now: now, asksIdentity: asksIdentity))
         let actions = flow.start(statuses: statuses)
         setup = (flow, id, baseURL, backend(for: baseURL, requestor: id))
         runSetup(actions)
