@@ -10,6 +10,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+// The library's modules do without Swift's string-processing module (Regex and its parser: 1.1 MB of
+// the .so, BENCHMARKS.md "Size"); Support/TextSearch.swift has the substring search they use.
+let noStringProcessing: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
+]
 
 let package = Package(
     name: "AccessEnabler",
@@ -33,13 +38,15 @@ let package = Package(
         .target(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),
+        // JSON parsing and printing (Debian libjansson-dev; docs/DECISIONS.md "JSON").
+        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
         .target(
             name: "AccessEnabler",
-            dependencies: ["CCurl", "CSQLite", "CCrypto", "CSystem"],
-            swiftSettings: strict
+            dependencies: ["CCurl", "CSQLite", "CCrypto", "CJansson", "CSystem"],
+            swiftSettings: strict + noStringProcessing
         ),
         .target(name: "AccessEnablerTesting", dependencies: ["AccessEnabler"], swiftSettings: strict),
-        .target(name: "AccessEnablerCABI", dependencies: ["AccessEnabler", "CAccessEnabler"], swiftSettings: strict),
+        .target(name: "AccessEnablerCABI", dependencies: ["AccessEnabler", "CAccessEnabler"], swiftSettings: strict + noStringProcessing),
         // How libaccessenabler.so is linked (this target is in that product only): the header's functions
         // and nothing else exported, under the version node AE_1 (exports.map), by lld, which leaves no
         // local symbol in .dynsym (the system's linker kept 110 of the Swift code's there). The SONAME is

@@ -8,7 +8,7 @@
 #   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen, the TLS front nghttpx, openssl,
 #             curl too); .ci/run installs the same list, and the Python packages below
 set -euo pipefail
-packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
+packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev libjansson-dev)
 case ${1:-build} in
     build) ;;
     c-player) packages+=(cmake ninja-build pkg-config libqrencode-dev) ;;

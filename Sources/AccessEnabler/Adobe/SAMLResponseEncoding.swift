@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// The SAMLResponse clean-up and encoding of Adobe's Apple SSO cookbooks (their Swift snippet),
 /// step by step:
@@ -40,7 +39,7 @@ package enum SAMLResponseEncoding {
 
     /// Steps 1–5.
     package static func encode(_ text: String) -> String {
-        let base64 = Data(clean(text).utf8).base64EncodedString()
+        let base64 = Base64.encode(clean(text).utf8)
         var out = ""
         out.reserveCapacity(base64.count + 8)
         for scalar in base64.unicodeScalars {

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// AccessEnabler for Linux: Adobe's AccessEnabler API (iOS names) on REST API V2 (or the legacy V1).
 ///
@@ -63,7 +62,7 @@ public final class AccessEnabler: @unchecked Sendable {
         clock: any WallClock
     ) throws(AccessEnablerError) {
         if let problem = settings.validate() {
-            throw problem.contains("plain http") ? .insecureURL(problem) : .invalidArgument(problem)
+            throw problem.contains(text: "plain http") ? .insecureURL(problem) : .invalidArgument(problem)
         }
         logger = Logger(maxLevel: settings.logLevel, sink: settings.logSink)
         let store: TokenStore
@@ -219,8 +218,7 @@ public final class AccessEnabler: @unchecked Sendable {
         case .object: return Encoding.base64(value.jsonText)
         case .string(let text):
             // Sent as it is (X-Device-Info): only the Base64 alphabet, and it must decode to an object.
-            guard text.utf8.allSatisfy({ Encoding.isBase64Character($0) }), let data = Data(base64Encoded: text),
-                JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
+            guard let bytes = Base64.decode(text), (try? JSON.parse(bytes))?.objectValue != nil
             else { throw .invalidArgument("device_info must be a JSON object or the Base64 of one") }
             return text
         default: throw .invalidArgument("device_info must be a JSON object or the Base64 of one")
@@ -237,7 +235,7 @@ public final class AccessEnabler: @unchecked Sendable {
             guard !serviceProviders.isEmpty else { throw .invalidArgument("service providers: the array is empty") }
             for url in serviceProviders {
                 if let problem = Settings.checkServiceURL(url) {
-                    throw problem.contains("plain http")
+                    throw problem.contains(text: "plain http")
                         ? .insecureURL("\(url): \(problem)")
                         : .invalidArgument("service provider \(url): \(problem)")
                 }

@@ -350,9 +350,11 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         }
         let text = message.lowercased()
         if code == CURLE_PEER_FAILED_VERIFICATION {
-            return text.contains("name") ? .hostNameMismatch : .certificateUntrusted
+            return text.contains(text: "name") ? .hostNameMismatch : .certificateUntrusted
         }
-        if text.contains("unsupported protocol") || text.contains("protocol version") || text.contains("no protocols available") {
+        if text.contains(text: "unsupported protocol") || text.contains(text: "protocol version")
+            || text.contains(text: "no protocols available")
+        {
             return .protocolVersion
         }
         return .handshakeFailed

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// Sends requests for the backends: paces them within Adobe's throttle, honours 429
 /// (Retry-After, bounded), retries a request that could not even connect, and turns HTTP
@@ -203,7 +202,7 @@ package final class RequestExecutor: Sendable {
     /// The error an HTTP error answer carries: Adobe's enhanced error, DCR's OAuth error, or none.
     package static func failure(from response: HTTPResponse) -> ServiceError {
         if response.status == 429 { return .throttled }
-        if response.mediaType?.contains("json") == true,
+        if response.mediaType?.contains(text: "json") == true,
             let body = try? JSON.decode(JSONValue.self, from: response.body)
         {
             if body["code"]?.stringValue != nil, let error = try? JSON.decode(EnhancedError.self, from: response.body) {

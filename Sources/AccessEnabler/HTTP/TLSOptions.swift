@@ -86,13 +86,12 @@ public struct TLSOptions: Sendable, Equatable {
     /// scheme://host:port (an optional trailing "/"), printable ASCII, no credentials in logs' way.
     static func checkProxy(_ proxy: String) -> String? {
         guard proxy.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "control characters, spaces or non-ASCII" }
-        let parts = proxy.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return "no scheme (want e.g. http://proxy.example:3128)" }
-        let scheme = parts[0].lowercased()
+        let parts = proxy.split(atFirst: "://")
+        guard var rest = parts.after else { return "no scheme (want e.g. http://proxy.example:3128)" }
+        let scheme = parts.before.lowercased()
         guard Self.proxySchemes.contains(scheme) else {
             return "scheme \(scheme) is not one of \(Self.proxySchemes.joined(separator: ", "))"
         }
-        var rest = parts[1]
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port),
             colon > rest.startIndex, !rest.contains("/")

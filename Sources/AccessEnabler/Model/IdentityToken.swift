@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// The two single sign-on tokens Adobe's REST API takes besides Apple's SSO (docs/PLATFORM-SSO.md):
 /// raw values are the header's AE_IDENTITY_TOKEN_*.
@@ -24,9 +23,9 @@ public enum IdentityTokenKind: Int32, Sendable, CaseIterable {
     /// codes; the emulator answers `invalid_header_subject_token` / `invalid_header_service_token`.
     package init?(refusalCode code: String) {
         guard code.hasPrefix("invalid_header_") else { return nil }
-        if code.contains("service_token") {
+        if code.contains(text: "service_token") {
             self = .service
-        } else if code.contains("subject_token") || code.contains("roku") || code.contains("platform_identity") {
+        } else if code.contains(text: "subject_token") || code.contains(text: "roku") || code.contains(text: "platform_identity") {
             self = .platformIdentity
         } else {
             return nil
@@ -187,10 +186,7 @@ package struct IdentityToken: Sendable, Equatable {
     /// base64url (no padding) → a JSON object, or nil.
     private static func decodeObject(_ part: [UInt8]) -> [String: JSONValue]? {
         guard !part.isEmpty, part.count <= maxBytes else { return nil }
-        var base64 = part.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
-        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-        guard let data = Data(base64Encoded: Data(base64)),
-            case .object(let object)? = try? JSON.decode(JSONValue.self, from: Array(data))
+        guard let bytes = Base64.decodeURL(part), case .object(let object)? = try? JSON.parse(bytes)
         else { return nil }
         return object
     }

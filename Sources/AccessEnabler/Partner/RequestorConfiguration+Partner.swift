@@ -26,6 +26,6 @@ extension RequestorConfiguration {
 
     /// The SAML issuer the platform must be given as channel identifier.
     package static func samlIssuer(forBaseURL baseURL: String) -> String {
-        baseURL.contains("auth-staging") ? "https://saml.sp.auth-staging.adobe.com" : "https://saml.sp.auth.adobe.com"
+        baseURL.contains(text: "auth-staging") ? "https://saml.sp.auth-staging.adobe.com" : "https://saml.sp.auth.adobe.com"
     }
 }

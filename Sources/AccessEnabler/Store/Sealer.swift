@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CCrypto
-import FoundationEssentials
 
 /// Seals the store's secrets (client secret, access token, profiles with their attributes) with
 /// AES-256-GCM from the system's libcrypto, under a key the host gives in `ae_config`.
@@ -44,17 +43,16 @@ package struct Sealer: Sendable {
         guard let cipher = Cipher(key: key.pointer, nonce: nonce, aad: Array(context.utf8), encrypt: true),
             let written = cipher.update(input, into: &output), cipher.finish(), cipher.tag(into: &tag)
         else { return nil }
-        return Self.prefix + Data(nonce + output.prefix(written) + tag).base64EncodedString()
+        return Self.prefix + Base64.encode(nonce + output.prefix(written) + tag)
     }
 
     /// The plaintext of a sealed text, or nil when it is not sealed, was sealed under another key
     /// or for another record, or was altered.
     func open(_ sealed: String, context: String) -> String? {
         guard Self.isSealed(sealed),
-            let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count))),
-            data.count >= Self.nonceLength + Self.tagLength
+            let bytes = Base64.decode(sealed.dropFirst(Self.prefix.count)),
+            bytes.count >= Self.nonceLength + Self.tagLength
         else { return nil }
-        let bytes = [UInt8](data)
         let nonce = Array(bytes.prefix(Self.nonceLength))
         let tag = Array(bytes.suffix(Self.tagLength))
         let body = Array(bytes[Self.nonceLength..<(bytes.count - Self.tagLength)])

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// Percent-encoding and Base64 helpers for URLs, form bodies and Adobe's headers.
 package enum Encoding {
@@ -69,17 +68,7 @@ package enum Encoding {
         return result
     }
 
-    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
-
-    /// A character of standard Base64 (`A–Z a–z 0–9 + / =`).
-    package static func isBase64Character(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
-            true
-        default: false
-        }
-    }
+    static func base64(_ text: String) -> String { Base64.encode(text.utf8) }
 }
 
 extension StringProtocol {

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
-
 /// Any JSON value. Used where Adobe's answers or the host's input have no fixed shape (profile
 /// attribute values are strings, numbers or arrays; setOptions takes an object of any values).
 public enum JSONValue: Sendable, Hashable, Codable {
@@ -13,6 +11,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        if let tree = decoder as? JSONValueDecoder {  // the SDK's own decoder holds the value already
+            self = tree.value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -45,9 +47,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// Parses JSON text; nil when it is not valid JSON.
-    public static func parse(_ text: String) -> JSONValue? {
-        try? JSON.decoder.decode(JSONValue.self, from: Data(text.utf8))
-    }
+    public static func parse(_ text: String) -> JSONValue? { JSON.parse(text) }
 
     /// Compact JSON text with sorted keys (deterministic output).
     public var jsonText: String { JSON.text(self) }
@@ -81,28 +81,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
     public init(nilLiteral: ()) { self = .null }
-}
-
-/// Shared coders. JSONDecoder/JSONEncoder are thread-safe for concurrent use.
-package enum JSON {
-    static let decoder = JSONDecoder()
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try decoder.decode(type, from: Data(bytes))
-    }
-
-    package static func text(_ value: some Encodable) -> String {
-        guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    package static func data(_ value: some Encodable) -> [UInt8] {
-        guard let data = try? encoder.encode(value) else { return Array("null".utf8) }
-        return Array(data)
-    }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
 
 /// The legacy REST API V1 ("Clientless API"): one method per endpoint the SDK uses, each built as
 /// Adobe's endpoint page lists it (rest-api-v1.md §4–§5; Adobe publishes no V1 OpenAPI file), with
@@ -280,8 +279,8 @@ package struct V1Backend: Sendable {
 
     /// `generic_data` for an AP-TempPass-Identity value (Base64 of the identity's JSON): the JSON text.
     static func identityJSON(_ identity: String) -> String? {
-        guard let bytes = Data(base64Encoded: identity) else { return nil }
-        return String(validating: Array(bytes), as: UTF8.self)
+        guard let bytes = Base64.decode(identity) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func code(_ failure: CallFailure) -> String? {

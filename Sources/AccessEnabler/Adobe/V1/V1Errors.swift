@@ -66,8 +66,8 @@ package enum V1Errors {
     /// The V1 Enhanced Error Code a legacy error stands for (the table above).
     package static func mapped(_ operation: V1Operation, status: Int, message: String?, details: String?) -> EnhancedError {
         let text = (message ?? "").lowercased()
-        let aboutAuthentication = text.contains("authenticat")
-        let expired = text.contains("expired") || (details ?? "").lowercased().contains("expired")
+        let aboutAuthentication = text.contains(text: "authenticat")
+        let expired = text.contains(text: "expired") || (details ?? "").lowercased().contains(text: "expired")
         func error(_ code: String, _ action: String) -> EnhancedError {
             EnhancedError(status: status, code: code, action: action, message: message, details: details)
         }
@@ -111,7 +111,7 @@ package enum V1Errors {
             }
             return fields
         }
-        guard text.contains("<error") else { return [:] }
+        guard text.contains(text: "<error") else { return [:] }
         var fields: [String: String] = [:]
         for name in ["status", "code", "action", "message", "details", "helpUrl", "trace"] {
             if let value = xmlElement(name, in: text) { fields[name] = value }
@@ -121,15 +121,15 @@ package enum V1Errors {
 
     /// The text of the first `<name>…</name>` element (entities decoded); nil when absent or empty.
     static func xmlElement(_ name: String, in text: String) -> String? {
-        guard let open = text.firstRange(of: "<\(name)>"),
-            let close = text[open.upperBound...].firstRange(of: "</\(name)>")
+        guard let open = text.range(ofText: "<\(name)>"),
+            let close = text[open.upperBound...].range(ofText: "</\(name)>")
         else { return nil }
         var value = String(text[open.upperBound..<close.lowerBound])
         if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") {
             value = String(value.dropFirst(9).dropLast(3))
         } else {
             for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
-                value = value.replacing(entity, with: character)
+                value = value.replacing(text: entity, with: character)
             }
         }
         let trimmed = value[...].trimmingSpaces()
