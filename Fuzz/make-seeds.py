@@ -18,6 +18,8 @@
   strings, host replies with body lengths at their limits, partner replies with extremes, and the
   whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK);
 * struct-versions: each versioned struct at every version, 0, the next one and UInt32's extremes.
+* json: the JSON layer against Foundation's decoder: Adobe's documented answers (V2, V1) and texts at
+  the edges (depth, numbers beyond 64 bits, escapes, invalid UTF-8, duplicate keys).
 
 The input formats are those of Sources/AccessEnablerFuzz (the first bytes select; see each
 function's documentation). Keep these files small: libFuzzer starts from them and mutates.
@@ -504,6 +506,29 @@ def struct_versions() -> None:
                 write("struct-versions", f"{name}-v{version:x}-{label}", bytes([kind]) + version.to_bytes(4, "little") + fill)
 
 
+def json_text() -> None:
+    """Adobe's documented answer bodies as they are, and the edges of the JSON layer."""
+    examples = json.loads((ROOT / "Emulator/examples/v2-doc-examples.json").read_text())
+    for example in examples:
+        body = example.get("response_body")
+        if body and body.lstrip()[:1] in ("{", "["):
+            write("json", example["id"].replace(":", "-"), body.encode("utf-8"))
+    for name, _, _, content_type, body in V1_SAMPLES:
+        if "json" in content_type:
+            write("json", "v1-" + name, body.encode("utf-8"))
+    edges = {
+        "depth-64": b"[" * 64 + b"]" * 64, "depth-65": b"[" * 65 + b"]" * 65,
+        "brackets-in-strings": b'["' + b"[{" * 100 + b'"]',
+        "int64-edges": b"[9223372036854775807,-9223372036854775808,9223372036854775808,-9223372036854775809]",
+        "huge-numbers": b'{"a":123456789012345678901234567890,"b":1e308,"c":1e-320,"d":-0,"e":0.1}',
+        "overflowing-real": b"[1e400]", "escapes": b'["\\u0000\\ud83d\\ude00\\n\\/\\"", "\\ud800"]',
+        "duplicate-keys": b'{"a":1,"a":[2]}', "invalid-utf8": b'["\xc3\x28", "\xff"]', "bom": b"\xef\xbb\xbf{}",
+        "top-level-scalar": b'"text"', "whitespace": b" \t\r\n{ } ", "nan": b"[NaN]", "trailing": b"{}x",
+    }
+    for name, text in edges.items():
+        write("json", name, text)
+
+
 def main() -> None:
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -515,6 +540,7 @@ def main() -> None:
     flow_answers()
     c_boundary()
     struct_versions()
+    json_text()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         size = sum(f.stat().st_size for f in files)

@@ -8,11 +8,12 @@ internal import Glibc
 ///
 /// Limits, checked before Jansson sees the text: at most `maxBytes` and `maxDepth` levels of
 /// arrays and objects (a deeper document is refused by name, never recursed into). Jansson refuses
-/// invalid UTF-8, unpaired surrogates, control characters in strings, NaN and Infinity, and trailing
-/// garbage. Tolerances kept from the earlier parser: any value at the top, `\u0000` in strings, a
-/// later duplicate key replaces the earlier one, and an integer beyond 64 bits reads as a real (the
-/// whole document is then read with integers as reals: a hostile number never fails a document
-/// that is otherwise well formed).
+/// invalid UTF-8, unpaired surrogates, control characters in strings, NaN and Infinity, trailing
+/// commas and trailing garbage, and a key twice in one object (RFC 8259 leaves the meaning open:
+/// JSONDecoder kept the first, Jansson would keep the last; refusing leaves no two readings).
+/// Tolerances kept from the earlier parser: any value at the top, `\u0000` in strings, and an
+/// integer beyond 64 bits reads as a real (the whole document is then read with integers as reals:
+/// a hostile number never fails a document that is otherwise well formed).
 package enum JSON {
     /// Adobe's answers nest six levels at most; hosts' options a few more.
     package static let maxDepth = 64
@@ -39,7 +40,7 @@ package enum JSON {
         let bytes = Array(bytes)
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
         guard depth(of: bytes) <= maxDepth else { throw .tooDeep }
-        let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL
+        let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES
         var error = json_error_t()
         var root = bytes.withUnsafeBufferPointer { json_loadb($0.baseAddress, $0.count, Int(flags), &error) }
         if root == nil, json_error_code(&error) == json_error_numeric_overflow {
@@ -162,7 +163,7 @@ package enum JSON {
     }
 
     /// The deepest nesting of arrays and objects outside strings (the text need not be valid).
-    static func depth(of bytes: [UInt8]) -> Int {
+    package static func depth(of bytes: [UInt8]) -> Int {
         var depth = 0
         var deepest = 0
         var inString = false
