@@ -39,8 +39,9 @@ done
 
 generator=()
 if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+mkdir -p "$build"
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF \
-    -DBUILD_EXAMPLES=OFF "${cmake_args[@]}" >"$build.configure.log" 2>&1 || { cat "$build.configure.log" >&2; exit 1; }
+    -DBUILD_EXAMPLES=OFF "${cmake_args[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build"
 rm -f "$build"/*.deb
 (cd "$build" && cpack) >"$build/cpack.log" 2>&1 || { cat "$build/cpack.log" >&2; exit 1; }
