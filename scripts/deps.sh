@@ -6,13 +6,15 @@
 #   build     the library and the Swift and Python players
 #   c-player  + the CMake package and the C player (cmake, ninja, pkg-config, libqrencode)
 #   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen, the TLS front nghttpx, openssl,
-#             curl too); .ci/run installs the same list, and the Python packages below
+#             curl, and for the Debian packages dpkg-dev, file, lintian, python3-kconfiglib too); .ci/run
+#             installs the same list, and the Python packages below
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev libjansson-dev)
 case ${1:-build} in
     build) ;;
     c-player) packages+=(cmake ninja-build pkg-config libqrencode-dev) ;;
-    test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime abigail-tools doxygen nghttp2-proxy openssl curl) ;;
+    test) packages+=(cmake ninja-build pkg-config valgrind libqrencode-dev faketime abigail-tools doxygen nghttp2-proxy openssl curl
+                     dpkg-dev file lintian python3-kconfiglib) ;;
     *) echo "usage: scripts/deps.sh [build|test|c-player]" >&2; exit 2 ;;
 esac
 # Python packages of the tests, pinned as in .ci/run (requirement:module): a missing one is installed

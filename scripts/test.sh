@@ -3,8 +3,10 @@
 # emulator), the C header/export and smoke checks, the API reference (doxygen), the ABI checks (old struct
 # layouts under ASan, abidiff against abi/), the Python package (pip-installed) and its
 # ctypes suite on the release .so against the emulator, the three example players (Swift, Python,
-# and C built against the installed CMake package), the CMake package itself, the emulator's own
-# suite, and the OpenAPI check of every request the SDK sent to an emulator during the run.
+# and C built against the installed CMake package), the CMake package itself, the Debian packages
+# (scripts/package-check.sh: built from the CMake step's library, lintian, the recipes' layout, installed
+# with dpkg, the C player built against them and run, removed), the emulator's own suite, and the
+# OpenAPI check of every request the SDK sent to an emulator during the run.
 # Each step's wall time is printed when it ends and in a table at the end; each test suite also
 # prints its 15 slowest tests.
 set -euo pipefail
@@ -186,6 +188,11 @@ out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/dem
 expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done"
 out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --api v1)
 expect_output "C player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
+
+step "Debian packages (scripts/package-check.sh: cpack, lintian, contents, recipes, dpkg -i, C player, dpkg --purge)"
+# The library of the CMake package step (it has the SONAME): nothing is compiled again.
+cmake_library=("$work"/cmake/lib/libaccessenabler.so.*.*.*)
+bash scripts/package-check.sh --prebuilt "${cmake_library[0]}"
 
 step "conformance of every request the SDK sent: OpenAPI files (V2, DCR), the V1 endpoint table"
 python3 Emulator/validate_requests.py "$AE_EMULATOR_LOG_DIR"/*.jsonl

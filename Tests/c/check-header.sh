@@ -8,12 +8,15 @@
 #   2. the .so's .dynsym defines exactly the header's AE_API functions (nothing else, not even LOCAL),
 #      each GLOBAL under the version node AE_1; the version script lists the same; every name follows
 #      the naming scheme;
-#   3. ldd of the .so shows no Swift runtime (libswift*, libFoundation, libdispatch): static stdlib;
+#   3. ldd of the .so shows no Swift runtime (libswift*, libFoundation, libdispatch): static stdlib
+#      (AE_SWIFT_RUNTIME=shared, a build with AE_STATIC_SWIFT_RUNTIME=OFF: it does, found on the loader path);
 #   4. Tests/c/smoke.c (no network) builds with -Wall -Wextra -Werror -pedantic and passes, and again
 #      under valgrind when valgrind is installed.
 #
 # Usage (from anywhere):  Tests/c/check-header.sh
 #   AE_LIBRARY=path/to/libaccessenabler.so   library to check (default .build/release/libaccessenabler.so)
+#   AE_SWIFT_RUNTIME=shared                  the library links the Swift runtime dynamically (LD_LIBRARY_PATH
+#                                            must find it)
 # Exits 0 when every check passed, 1 otherwise.
 set -euo pipefail
 
@@ -221,7 +224,13 @@ fi
 # ------------------------------------------------------------------------------------------------
 echo "== dependencies (ldd)"
 ldd "$lib" >"$tmp/ldd"
-if ! grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' "$tmp/ldd" >"$tmp/swift-deps"; then
+if [ "${AE_SWIFT_RUNTIME:-static}" = shared ]; then
+    if grep -q 'libswiftCore.so => /' "$tmp/ldd"; then
+        ok "the Swift runtime is a dynamic dependency (shared runtime build): $(grep -cE 'libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation' "$tmp/ldd") libraries"
+    else
+        bad "AE_SWIFT_RUNTIME=shared but libswiftCore.so is not a resolved dependency"
+    fi
+elif ! grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' "$tmp/ldd" >"$tmp/swift-deps"; then
     ok "no libswift*/libFoundation/libdispatch (static Swift stdlib)"
 else
     bad "Swift runtime libraries are dynamic dependencies:"
@@ -268,7 +277,7 @@ if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$root/Include" Tests/c/smoke.
         soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
         mkdir -p "$tmp/vg"
         objcopy --strip-debug "$lib" "$tmp/vg/${soname:-libaccessenabler.so}"
-        if LD_LIBRARY_PATH=$tmp/vg valgrind -q --error-exitcode=9 --leak-check=no "$tmp/smoke" \
+        if LD_LIBRARY_PATH=$tmp/vg${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} valgrind -q --error-exitcode=9 --leak-check=no "$tmp/smoke" \
             >"$tmp/vg.out" 2>&1; then
             ok "smoke test under valgrind: no invalid reads/writes"
         else
