@@ -63,6 +63,8 @@ import Testing
         #expect(throws: JSON.ParseError.self) { try JSON.parse(Array(#"{"a":1,"a":2}"#.utf8)) }  // a key twice
         #expect(throws: JSON.ParseError.self) { try JSON.parse(Array(#"{"a":1,}"#.utf8)) }  // a trailing comma
         #expect(throws: JSON.ParseError.self) { try JSON.parse(Array("[1,]".utf8)) }
+        // Found by the json fuzz target: Jansson skips a raw NUL after a number ("[1\0,2]" read as [1,2]).
+        #expect(throws: JSON.ParseError.nulByte(offset: 2)) { try JSON.parse([0x5B, 0x31, 0x00, 0x2C, 0x32, 0x5D]) }
     }
 
     @Test func invalidUTF8IsRefused() {

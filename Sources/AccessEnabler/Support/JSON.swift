@@ -8,7 +8,7 @@ internal import Glibc
 ///
 /// Limits, checked before Jansson sees the text: at most `maxBytes` and `maxDepth` levels of
 /// arrays and objects (a deeper document is refused by name, never recursed into). Jansson refuses
-/// invalid UTF-8, unpaired surrogates, control characters in strings, NaN and Infinity, trailing
+/// invalid UTF-8, unpaired surrogates, control characters (a raw NUL anywhere), NaN and Infinity, trailing
 /// commas and trailing garbage, and a key twice in one object (RFC 8259 leaves the meaning open:
 /// JSONDecoder kept the first, Jansson would keep the last; refusing leaves no two readings).
 /// Tolerances kept from the earlier parser: any value at the top, `\u0000` in strings, and an
@@ -24,12 +24,15 @@ package enum JSON {
     package enum ParseError: Error, Equatable, CustomStringConvertible {
         case tooLarge(Int)
         case tooDeep
+        /// A raw NUL byte, which JSON text never holds (Jansson would skip one after a number).
+        case nulByte(offset: Int)
         case invalid(line: Int, column: Int, reason: String)
 
         package var description: String {
             switch self {
             case .tooLarge(let count): "JSON text of \(count) bytes is over \(JSON.maxBytes)"
             case .tooDeep: "JSON nested deeper than \(JSON.maxDepth) levels"
+            case .nulByte(let offset): "invalid JSON: a NUL byte at offset \(offset)"
             case .invalid(let line, let column, let reason): "invalid JSON at line \(line), column \(column): \(reason)"
             }
         }
@@ -39,6 +42,7 @@ package enum JSON {
     package static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
         let bytes = Array(bytes)
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
+        if let nul = bytes.firstIndex(of: 0) { throw .nulByte(offset: nul) }
         guard depth(of: bytes) <= maxDepth else { throw .tooDeep }
         let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES
         var error = json_error_t()
