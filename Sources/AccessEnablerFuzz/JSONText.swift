@@ -35,12 +35,17 @@ public func fuzzJSON(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     case (let ours?, let theirs?):
         try check(JSONText.same(ours, theirs), "the SDK and Foundation read different values")
     case (nil, let theirs?):
-        // Refused by the SDK on purpose: a key twice; a raw NUL byte (Foundation skips one, e.g. "\01").
-        if refusal.contains("duplicate object key") || refusal.contains("NUL byte") { return }
+        if JSONText.refusedOnPurpose(refusal) { return }
         let strict = JSONText.withoutTrailingCommas(bytes)
         try check(strict != bytes, "Foundation reads JSON the SDK refuses (\(refusal))")
-        let again = try? JSON.parse(strict)
-        try check(again.map { JSONText.same($0, theirs) } ?? false, "without its trailing commas the SDK reads it otherwise")
+        do {
+            let again = try JSON.parse(strict)
+            try check(JSONText.same(again, theirs), "without its trailing commas the SDK reads it otherwise")
+        } catch let error as JSON.ParseError {
+            try check(JSONText.refusedOnPurpose(error.description), "without its trailing commas the SDK refuses it (\(error))")
+        } catch {
+            throw error as! FuzzFailure
+        }
     case (_?, nil):
         // Foundation refuses an integer beyond 64 bits that it cannot read as a Double either;
         // the SDK reads every such number as a real.
@@ -49,6 +54,12 @@ public func fuzzJSON(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
 }
 
 enum JSONText {
+    /// What the SDK refuses on purpose where Foundation reads: a key twice; a raw NUL byte
+    /// (Foundation skips one before a value, e.g. "\01").
+    static func refusedOnPurpose(_ refusal: String) -> Bool {
+        refusal.contains("duplicate object key") || refusal.contains("NUL byte")
+    }
+
     /// Foundation's reading of any JSON value (its own JSONDecoder, not the SDK's Decodable path).
     struct Oracle: Decodable {
         let value: JSONValue
