@@ -269,6 +269,8 @@ def size_breakdown() -> dict[str, int]:
 
 
 def parse_link_map(text: str) -> dict[str, int]:
+    if text.lstrip().startswith("VMA"):
+        return parse_lld_map(text)
     parts: dict[str, int] = {}
     output, output_size, attributed, pending = None, 0, 0, None
 
@@ -325,6 +327,42 @@ def parse_link_map(text: str) -> dict[str, int]:
             attributed += size
     close_output()
     return parts
+
+
+def parse_lld_map(text: str) -> dict[str, int]:
+    """lld's map (the library links with lld): "VMA LMA Size Align Out In Symbol" columns; an output
+    section starts at the Out column, an input section (path:(section) or <internal>) at the In column,
+    symbols further right. lld names the input file of each piece of `.eh_frame` too, so a part's
+    unwind tables count with it; "linker-generated" is then what lld itself made (<internal>)."""
+    lines = text.splitlines()
+    header = lines[0]
+    out_col, in_col = header.index("Out"), header.index("In ")
+    parts: dict[str, int] = {}
+    skip = True
+    for line in lines[1:]:
+        fields = line.split(None, 4)
+        if len(fields) < 5:
+            continue
+        start = line.index(fields[4], len(" ".join(fields[:4])))  # the column the name starts at
+        name, size = fields[4], int(fields[2], 16)
+        if start <= out_col:
+            skip = name.startswith((".debug", ".comment", ".symtab", ".strtab", ".shstrtab")) or name in (".bss", ".tbss")
+            continue
+        if skip or start > in_col + 1 or not size:
+            continue
+        part = LINKER if name.startswith("<internal>") else part_of_path(name.rsplit(":(", 1)[0])
+        parts[part] = parts.get(part, 0) + size
+    return parts
+
+
+def part_of_path(path: str) -> str:
+    archive = re.match(r".*/([^/(]+\.a)\(", path)
+    if archive:
+        return PART_NAMES.get(archive.group(1), archive.group(1))
+    target = re.search(r"/([^/]+)\.build/", path)
+    if target:
+        return PART_NAMES.get(target.group(1), f"SDK: C shims ({target.group(1)})")
+    return "C runtime start-up files (crt*.o)"
 
 
 def section_startup(ctx) -> list[str]:
