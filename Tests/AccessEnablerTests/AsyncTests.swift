@@ -6,7 +6,7 @@ import Testing
 
 /// The async calls (`enabler.async`) against the emulator over HTTP: the whole flow, the named
 /// errors, concurrent calls matched to their own answers, shutdown, cancellation, event-loop mode.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct AsyncTests {
+@Suite(.serialized, .sharedEmulator, .timeLimit(.minutes(1))) struct AsyncTests {
     static let softwareStatement = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImFzeW5jIn0.c2ln"
 
     func enabler(_ emulator: EmulatorProcess, mode: CallbackMode = .thread, api: APIGeneration = .v2) throws -> AccessEnabler {
@@ -52,7 +52,7 @@ import Testing
     /// The whole flow on REST API V2 and on V1: the same calls and answers.
     @Test(arguments: [APIGeneration.v2, .v1])
     func wholeFlow(_ api: APIGeneration) async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let enabler = try enabler(emulator, api: api)
         let recorder = Recorder()
         enabler.delegate = recorder
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func failuresThrowNamedErrorsWithTheAccessEnablerCodes() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let enabler = try enabler(emulator)
         defer { enabler.shutdown() }
 
@@ -140,7 +140,7 @@ import Testing
     /// Concurrent async calls, and callback-API calls for the same resources beside them: each
     /// async call gets the answer for its own resource or key.
     @Test func concurrentCallsGetTheirOwnAnswers() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         try await logIn(enabler, emulator)
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func shutdownEndsTheCallsThatWait() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let (enabler, _) = try await readyClient(emulator)
         let codeShown = AsyncStream.makeStream(of: Void.self)
         let login = Task {
@@ -190,7 +190,7 @@ import Testing
     }
 
     @Test func cancellingALoginCancelsItForTheDelegateToo() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let (enabler, recorder) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         let codeShown = AsyncStream.makeStream(of: Void.self)
@@ -210,7 +210,7 @@ import Testing
     /// Call identity: a call made inside another call's work runs at once with its own answer
     /// (the matching layer this replaced refused it, as it would have waited for its caller).
     @Test func callsInsideAnotherCallsWorkGetTheirOwnAnswers() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         let nested = Locked<[String]>([])
@@ -230,7 +230,7 @@ import Testing
     /// while a login the callback API started is in progress: each async call gets its own
     /// answer, never the login's, and the delegate still gets every callback.
     @Test func mixedCallbackAndAsyncCallsFromSeveralThreads() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let (enabler, recorder) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         try enabler.getAuthentication()  // the callback API: a login waits for the dialog's answer
@@ -278,7 +278,7 @@ import Testing
     }
 
     @Test func eventLoopModeAnswersWhenTheHostDispatches() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let enabler = try enabler(emulator, mode: .eventLoop)
         let fd = try #require(enabler.eventFileDescriptor)
         let stop = Locked(false)

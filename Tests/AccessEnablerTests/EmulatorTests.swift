@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The Swift API on libcurl against the emulator on loopback: real HTTP, real SQLite file.
-@Suite(.serialized) struct EmulatorTests {
+@Suite(.serialized, .sharedEmulator) struct EmulatorTests {
     func settings(_ emulator: EmulatorProcess, storagePath: String? = nil) -> Settings {
         var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN3aWZ0In0.c2ln")
         settings.baseURL = emulator.url
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func secondScreenFlowOverHTTPAndRestartWithoutRequests() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ae-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
 
@@ -56,7 +56,7 @@ import Testing
     /// The Swift simulator's SAML response is accepted by the emulator: the silent exchange of
     /// setRequestor, then the platform picker of getAuthentication.
     @Test func partnerFlowsWithTheSwiftSimulator() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         var script = PartnerSimulator.Script()
         script.account = "Comcast"
         let simulator = PartnerSimulator(script)
@@ -91,7 +91,7 @@ import Testing
 /// Adobe's time). The store tests move the clock of a whole process with libfaketime, but it also
 /// shifts the absolute timerfd deadlines libdispatch sleeps with (Task.sleep never returns under
 /// it), so the poll loop is tested here with the SDK's injectable wall clock.
-@Suite(.serialized) struct WrongClockRegistrationCodeTests {
+@Suite(.serialized, .sharedEmulator) struct WrongClockRegistrationCodeTests {
     private func client(_ emulator: EmulatorProcess, localClock: Int64, recorder: Recorder) throws -> AccessEnabler {
         var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN3aWZ0In0.c2ln")
         settings.baseURL = emulator.url
@@ -107,12 +107,19 @@ import Testing
     }
 
     /// setRequestor, then getAuthentication with Cablevision selected; returns at its end.
-    private func selectProvider(_ enabler: AccessEnabler, _ recorder: Recorder) async throws {
+    /// `whenCodeShows` runs once the code is shown (REGCODE), while the SDK polls.
+    private func selectProvider(
+        _ enabler: AccessEnabler, _ recorder: Recorder, whenCodeShows: (() async throws -> Void)? = nil
+    ) async throws {
         try enabler.setRequestor("REF30")
         try await recorder.wait { $0 == .requestorComplete(1) }
         try enabler.getAuthentication()
         try await recorder.wait { if case .dialog = $0 { true } else { false } }
         try enabler.setSelectedProvider("Cablevision")
+        if let whenCodeShows {
+            try await recorder.wait { $0 == .status("REGCODE") }
+            try await whenCodeShows()
+        }
         try await recorder.wait { $0.isAuthenticationStatus }
     }
 
@@ -123,7 +130,7 @@ import Testing
     /// at once with N130 if its expiry were judged on the local clock).
     @Test(arguments: [86_400_000 as Int64, now + day])
     func aCodeLastsUntilAdobeSays(_ localClock: Int64) async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         _ = try await emulator.control("POST", "config", ["auto_login_ms": 1500])
         let recorder = Recorder()
         let enabler = try client(emulator, localClock: localClock, recorder: recorder)
@@ -134,13 +141,15 @@ import Testing
     }
 
     /// A box at 1970 would otherwise poll a dead code for good: Adobe's expiry ends the login.
+    /// The code's 30 minutes pass on the emulator's virtual clock once it is shown.
     @Test func aCodeStillExpiresWithTheClockBehind() async throws {
-        let emulator = try EmulatorProcess()
-        _ = try await emulator.control("POST", "config", ["code_ttl_s": 2])
+        let emulator = try EmulatorProcess.shared
         let recorder = Recorder()
         let enabler = try client(emulator, localClock: Self.day, recorder: recorder)
         defer { enabler.shutdown() }
-        try await selectProvider(enabler, recorder)
+        try await selectProvider(enabler, recorder) {
+            _ = try await emulator.control("POST", "clock", ["advance_ms": 1_800_001])
+        }
         #expect(recorder.main.last == .authenticationStatus(0, AccessEnablerErrorCode.genericAuthentication))
         #expect(recorder.status("N130") != nil)
     }

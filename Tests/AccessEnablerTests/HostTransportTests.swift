@@ -48,9 +48,9 @@ final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     func shutdown() { session.invalidateAndCancel() }
 }
 
-@Suite(.serialized) struct HostTransportTests {
+@Suite(.serialized, .sharedEmulator) struct HostTransportTests {
     @Test func theWholeFlowOverAHostTransport() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         let transport = URLSessionTransport()
         var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6Imhvc3QifQ.c2ln")
         settings.baseURL = emulator.url

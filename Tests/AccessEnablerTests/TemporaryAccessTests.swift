@@ -117,10 +117,10 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct TemporaryAccessEmulatorTests {
+@Suite(.serialized, .sharedEmulator) struct TemporaryAccessEmulatorTests {
     /// TempPass and degraded profiles are not in GET /profiles: a later profile sync keeps them.
     @Test func tempPassAndDegradedProfilesSurviveAProfileSync() async throws {
-        let emulator = try EmulatorProcess()
+        let emulator = try EmulatorProcess.shared
         _ = try await emulator.control("POST", "config", ["degradation": ["DTV": "AuthNAll"]])
         var settings = Settings(softwareStatement: "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6InN3aWZ0In0.c2ln")
         settings.baseURL = emulator.url

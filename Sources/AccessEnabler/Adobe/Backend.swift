@@ -9,6 +9,9 @@ package protocol Backend: LoginBackend {
     /// True when Adobe keeps an authorization for its TTL and a media token alone answers while it
     /// lasts (V1): the driver then reads the stored authorization's expiry for `authorize`.
     var keepsAuthorizations: Bool { get }
+    /// The host's SSO tokens this API's requests carry (V2: the platform identity and the service
+    /// token; V1: the platform identity only). A logout that carries one is a single logout.
+    var identityTokenKinds: [IdentityTokenKind] { get }
 
     /// The requestor's configuration (V2 configuration; V1 MVPD list).
     func configuration() async throws(CallFailure) -> RequestorConfiguration

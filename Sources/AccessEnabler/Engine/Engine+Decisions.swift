@@ -120,9 +120,8 @@ extension Engine {
         for action in actions {
             switch action {
             case .askPartnerHeader(let profile):
-                let sendsHeader = !(requestor?.backend.keepsAuthorizations ?? false)  // V1 has no partner header
-                spawn {
-                    let answer = await self.partnerHeaderForDecisions(profile).map { sendsHeader ? $0 : nil }
+                spawn {  // V1's backend sends no partner header: it drops the value
+                    let answer = await self.partnerHeaderForDecisions(profile).map { Optional($0) }
                     await self.preauthorizationEvent(id) { flow, limit in
                         flow.partnerHeaderAnswered(answer, now: Self.monotonicMillis(), limit: limit)
                     }

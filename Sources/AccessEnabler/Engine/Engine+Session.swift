@@ -51,13 +51,13 @@ extension Engine {
             case .saveProfileIfStillStored(let profile):
                 saveIfStillStored(profile)
             case .sendLogout(let mvpd):
-                tellSingleLogout()
+                tellSingleLogout(backend)
                 spawn {
                     let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logout(mvpd: mvpd) }
                     await self.logoutEvent(id) { $0.logoutAnswered(mvpd: mvpd, result) }
                 }
             case .sendDeviceLogout:
-                tellSingleLogout()
+                tellSingleLogout(backend)
                 spawn {
                     let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logoutDevice() }
                     await self.logoutEvent(id) { $0.deviceLogoutAnswered(result) }
@@ -76,8 +76,8 @@ extension Engine {
 
     /// The logout carries the host's SSO token(s): Adobe removes the subject's SSO profile as well
     /// (single logout), which signs out every app and device of the subject. Said once, before.
-    private func tellSingleLogout() {
-        let kinds: [IdentityTokenKind] = settings.apiGeneration == .v1 ? [.platformIdentity] : IdentityTokenKind.allCases
+    private func tellSingleLogout(_ backend: any Backend) {
+        let kinds = backend.identityTokenKinds
         let carried = context.withLock { $0.identityHeaders(kinds, nowMillis: clock.nowMillis()) }.map(\.name)
         guard !carried.isEmpty else { return }
         sink.emit(Emission(.status(StatusCatalog.singleLogout(carried))))

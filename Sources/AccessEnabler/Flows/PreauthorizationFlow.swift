@@ -151,7 +151,7 @@ struct PreauthorizationFlow: Sendable {
         return fetch(missing, attempt: 0, limit: limit, now: now)
     }
 
-    /// The partner header for the decisions (V1: the driver passes nil, V1 sends none), or the
+    /// The partner header for the decisions (the backend sends it where its API has one), or the
     /// SDK's refusal: then no request goes out and every resource not in the cache is denied with it.
     mutating func partnerHeaderAnswered(_ result: Result<String?, EnhancedError>, now: UInt64, limit: Int) -> [Action] {
         guard state == .awaitingPartnerHeader else { return [] }

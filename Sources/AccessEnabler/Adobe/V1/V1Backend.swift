@@ -14,6 +14,8 @@
 package struct V1Backend: Sendable {
     /// `deviceType` of the Apple SSO profile request and token exchange (iOS or tvOS only).
     package static let partnerDeviceType = "tvOS"
+    /// The SSO tokens V1 requests carry: the platform identity (V1 has no service token).
+    package static let identityTokenKinds: [IdentityTokenKind] = [.platformIdentity]
 
     package let executor: RequestExecutor
     package let tokens: AccessTokenProvider
@@ -46,7 +48,7 @@ package struct V1Backend: Sendable {
         if form { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
         // Every V1 call is under /api/v1, /reggie/v1 or /adobe-services: Adobe wants the platform
         // identity on all of them (rest-api-v1.md: Amazon FireTV SSO); V1 has no service token.
-        headers += context.identityHeaders([.platformIdentity], nowMillis: clock.nowMillis())
+        headers += context.identityHeaders(Self.identityTokenKinds, nowMillis: clock.nowMillis())
         return headers
     }
 

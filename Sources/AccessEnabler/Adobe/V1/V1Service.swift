@@ -25,6 +25,7 @@ package struct V1Service: Backend {
     /// Adobe keeps V1 authorizations for their TTL: while the stored one lasts, the media token
     /// alone answers (one request instead of two).
     package var keepsAuthorizations: Bool { true }
+    package var identityTokenKinds: [IdentityTokenKind] { V1Backend.identityTokenKinds }
 
     package func configuration() async throws(CallFailure) -> RequestorConfiguration {
         try await wire.configuration(requestorID)

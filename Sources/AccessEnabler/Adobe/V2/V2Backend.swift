@@ -3,6 +3,9 @@
 /// REST API V2: one method per endpoint the SDK uses, each building the request exactly as
 /// Adobe's OpenAPI file lists it (required headers, content types) and decoding the answer.
 package struct V2Backend: Sendable {
+    /// The SSO tokens V2 requests carry (the operations that read them: `sso` in `headers`).
+    package static let identityTokenKinds: [IdentityTokenKind] = IdentityTokenKind.allCases
+
     package let executor: RequestExecutor
     package let tokens: AccessTokenProvider
     /// Service host without a trailing slash, e.g. "https://sp.auth.adobe.com".
@@ -48,7 +51,7 @@ package struct V2Backend: Sendable {
         if let partnerStatus { headers.append(("AP-Partner-Framework-Status", partnerStatus)) }
         // Spelled as in Adobe's header page; the OpenAPI file writes AP-Temppass-Identity (names are case-insensitive).
         if let tempPassIdentity { headers.append(("AP-TempPass-Identity", tempPassIdentity)) }
-        if sso { headers += context.identityHeaders(IdentityTokenKind.allCases, nowMillis: clock.nowMillis()) }
+        if sso { headers += context.identityHeaders(Self.identityTokenKinds, nowMillis: clock.nowMillis()) }
         return headers
     }
 

@@ -23,6 +23,7 @@ package struct V2Service: Backend {
 
     package var baseURL: String { wire.baseURL }
     package var keepsAuthorizations: Bool { false }
+    package var identityTokenKinds: [IdentityTokenKind] { V2Backend.identityTokenKinds }
 
     package func configuration() async throws(CallFailure) -> RequestorConfiguration {
         try await wire.configuration(requestorID)
