@@ -289,3 +289,26 @@ def test_a_token_near_its_exp_is_asked_for_again_before_a_call(make_client, reco
     recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
     sessions = [e for e in emulator.log() if e["operation"] == "createSessionUsingPOST"]
     assert sso_headers(sessions[-1]) == {"AD-Service-Token": seen(fresh)}
+
+
+def test_a_long_alg_with_a_newline_is_quoted_bounded_and_without_control_characters(make_client, recorder):
+    alg = "RS256\nX-Injected: 1\r\u0085" + "x" * 500
+    token = jws(alg=alg)
+    client = make_client()
+    with pytest.raises(ae.AEError) as refused:
+        client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, token)
+    message = refused.value.message
+    assert 'alg "RS256X-Injected: 1' + "x" * 14 + '…" is not allowed' in message, message
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in message) and len(message) < 200
+    # The same token from a provider: the SSO400 status and the log line quote it the same way.
+    lines = []
+    provider = Provider({ae.AE_IDENTITY_TOKEN_SERVICE: token}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE])
+    other = make_client(identity_provider=provider, log_level=ae.AE_LOG_DEBUG,
+                        log=lambda level, line: lines.append(line))
+    other.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    status = recorder.find_status("SSO400")
+    assert status["details"] == "sdk_check" and 'RS256X-Injected: 1' in status["message"], status
+    said = [line for line in lines if "not used" in line] + [status["message"]]
+    for text in said:
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text) and len(text) < 300, repr(text)
