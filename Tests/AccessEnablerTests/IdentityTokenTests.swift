@@ -92,4 +92,22 @@ import Testing
         }
         #expect(IdentityToken.quotable("none") == "none" && IdentityToken.quotable("a\u{0}b\u{7F}c\u{9B}d") == "abcd")
     }
+
+    /// Adobe's header page says aud "Adobe", its example token has "adobe": both are taken (the
+    /// emulator compares the same way); another audience is not.
+    @Test func theServiceTokenAudienceNamesAdobeInAnyASCIICase() {
+        for audience in ["Adobe", "adobe", "ADOBE", #"["x","adobe"]"#] {
+            let value = audience.hasPrefix("[") ? audience : "\"\(audience)\""
+            let claims = Self.service.replacingOccurrences(of: #""aud":"Adobe""#, with: #""aud":"# + value)
+            #expect(throws: Never.self, "\(audience)") {
+                try IdentityToken.parse(Self.jws(claims: claims), kind: .service, nowMillis: Self.now)
+            }
+        }
+        for audience in ["Adobe ", "adobe.com", "Ad\u{f6}be", "x"] {
+            let claims = Self.service.replacingOccurrences(of: #""aud":"Adobe""#, with: #""aud":""# + audience + "\"")
+            #expect(throws: IdentityToken.Problem.badClaims("do not name Adobe in aud"), "\(audience)") {
+                try IdentityToken.parse(Self.jws(claims: claims), kind: .service, nowMillis: Self.now)
+            }
+        }
+    }
 }

@@ -180,7 +180,9 @@ package struct IdentityToken: Sendable, Equatable {
         case .array(let many)?: audience = many.compactMap(\.stringValue)
         default: throw .badClaims("have no aud")
         }
-        guard audience.contains("Adobe") else { throw .badClaims("do not name Adobe in aud") }
+        // Adobe's header page says "Adobe", its example token has "adobe": either case (ASCII only),
+        // as the emulator compares (Emulator/README.md, strictness).
+        guard audience.contains(where: namesAdobe) else { throw .badClaims("do not name Adobe in aud") }
         return expMillis
     }
 
@@ -192,6 +194,11 @@ package struct IdentityToken: Sendable, Equatable {
         case .double(let number)?: return number.isFinite && number >= 0 && number < 1e12 ? Int64(number) : nil
         default: return nil  // a string is not a NumericDate (RFC 7519)
         }
+    }
+
+    /// "Adobe" in any ASCII case.
+    private static func namesAdobe(_ audience: String) -> Bool {
+        audience.utf8.count == 5 && audience.utf8.allSatisfy { $0 < 0x80 } && audience.lowercased() == "adobe"
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {
