@@ -994,7 +994,10 @@ AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, con
 /**
  * setRequestor. Registers the application (DCR) and gets an access token when needed, loads the
  * requestor's configuration and syncs the stored profiles with Adobe's, each only when missing or
- * stale. Call it again when the application returns to the foreground (Adobe's way to resync).
+ * stale (older than the cache age). The profiles are also asked for when the call would carry a
+ * single sign-on token (one set and not past its `exp`, or one the identity provider gives now)
+ * while no stored profile is valid: another app or device of the subject may have signed in since.
+ * Call it again when the application returns to the foreground (Adobe's way to resync).
  *
  * @param client  The client (from ae_client_create()).
  * @param requestor_id            The requestor (service provider) id. Not NULL, not empty, not "." or ".."

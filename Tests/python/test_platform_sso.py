@@ -123,8 +123,9 @@ def test_logout_with_the_token_signs_every_app_of_the_subject_out(make_client, r
     second.set_selected_provider(None)
 
 
+@both_apis
 def test_an_app_that_ran_before_finds_the_sso_profile_another_app_made_since(make_client, recorder, emulator, issuer,
-                                                                              tmp_path):
+                                                                              tmp_path, api):
     # Its stored (empty) profile list is fresh, but with a token and no profile the SDK asks Adobe
     # again at setRequestor: another app may have signed the subject in meanwhile.
     late, seen = app(make_client, tmp_path, "late", PLATFORM, issuer.platform_token("household-5"))

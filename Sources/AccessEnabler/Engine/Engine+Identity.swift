@@ -5,6 +5,11 @@
 /// Adobe refused one (in the background). A token the host gives is checked as
 /// `AccessEnabler.setIdentityToken` checks it; one that fails the checks is not used (SSO400).
 extension Engine {
+    /// The SSO token kinds this client's API generation sends (V1 has no service token).
+    nonisolated var ssoKinds: [IdentityTokenKind] {
+        settings.apiGeneration == .v1 ? [.platformIdentity] : IdentityTokenKind.allCases
+    }
+
     /// The kinds to ask for now: the provider's, without a token still valid `refreshMargin` from
     /// now (`reason` nil) or exactly `only` (for a refusal).
     nonisolated func identityKindsToAsk(only: IdentityTokenKind? = nil) -> [(IdentityTokenKind, IdentityTokenReason)] {

@@ -77,7 +77,7 @@ extension Engine {
     /// The logout carries the host's SSO token(s): Adobe removes the subject's SSO profile as well
     /// (single logout), which signs out every app and device of the subject. Said once, before.
     private func tellSingleLogout() {
-        let kinds: [IdentityTokenKind] = settings.apiGeneration == .v1 ? [.platformIdentity] : IdentityTokenKind.allCases
+        let kinds = ssoKinds
         let carried = context.withLock { $0.identityHeaders(kinds, nowMillis: clock.nowMillis()) }.map(\.name)
         guard !carried.isEmpty else { return }
         sink.emit(Emission(.status(StatusCatalog.singleLogout(carried))))
