@@ -11,7 +11,13 @@ from conftest import login
 from harness import ROOT, Recorder, ae
 
 sys.path.insert(0, str(ROOT / "Tests/tools"))
-sso_tokens = pytest.importorskip("sso_tokens")  # needs `cryptography` (installed by .ci/run)
+# A missing test dependency fails the run (a collection error), never skips these tests: `cryptography`
+# is pinned in .ci/run and installed by `scripts/deps.sh test` (test_test_dependencies.py checks this).
+try:
+    import sso_tokens  # noqa: E402
+except ImportError as missing:
+    raise ImportError(f"test_platform_sso.py needs the Python package cryptography ({missing}): "
+                      "bash scripts/deps.sh test, or python3 -m pip install cryptography==48.0.0") from missing
 
 both_apis = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)
 PLATFORM, SERVICE = ae.AE_IDENTITY_TOKEN_PLATFORM, ae.AE_IDENTITY_TOKEN_SERVICE
