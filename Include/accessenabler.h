@@ -594,7 +594,9 @@ typedef struct ae_identity_provider {
     void (*request_token)(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data);
 
     /** Optional (NULL: not told). The SDK stopped waiting for `request` (it timed out, or the client is
-        being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Must not block or reply. */
+        being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Called once per such request,
+        on an SDK thread or on the thread calling ae_client_destroy() (before it returns). Must not
+        block or reply. */
     void (*cancel_request)(ae_identity_request *request, void *user_data);
 } ae_identity_provider;
 
