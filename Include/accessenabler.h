@@ -623,7 +623,9 @@ AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_
  *
  * @param request  The pending request (its handle, as the callback gave it).
  * @param token    The compact serialisation, NUL-terminated UTF-8, or NULL.
- * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out).
+ * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: judged
+ *         first); AE_E_INVALID_ARG (`token` not UTF-8 or over AE_MAX_STRING_LENGTH bytes, the rule of
+ *         every string argument: nothing is taken and the request stays pending, to be answered again).
  * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
  */
 AE_API int32_t ae_identity_request_reply(ae_identity_request *request, const char *token);

@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [seconds-per-target] [options]      (default 60 s; CI uses 20)
 #     --targets a,b        only these targets (server-answer, headers, saml, host-json, flow-answers,
-#                          c-boundary, struct-versions)
+#                          c-boundary, struct-versions, identity-token)
 #     --report FILE        also append the table (with date and commit) to FILE
 #     --update-corpus      merge the inputs that added coverage into Fuzz/Corpus/<target> (-merge=1)
 #     --jobs N             libFuzzer workers per target (default 1; long runs on big machines)
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=60
-targets="server-answer,headers,saml,host-json,flow-answers,c-boundary,struct-versions"
+targets="server-answer,headers,saml,host-json,flow-answers,c-boundary,struct-versions,identity-token"
 report=""
 update_corpus=0
 jobs=1
