@@ -83,11 +83,19 @@ for target in "${target_list[@]}"; do
     # a live object (CurlTransport, the callback sink's owner; the address is kept shifted in the
     # object's refcount word) for a leak. Leaks of create/destroy are measured by
     # scripts/sanitizers.sh (valgrind, growth over 10 vs 100 iterations).
-    [[ $target == host-json || $target == flow-answers || $target == c-boundary ]] && args+=(-detect_leaks=0)
+    # The same holds for the check LeakSanitizer makes when the process exits (ASAN_OPTIONS): it took
+    # the last clients' objects for leaks and stopped every c-boundary run as a "crash" on the empty
+    # input (crash-da39a3ee…, also at commit 68bffed: Fuzz/FINDINGS.md, observations).
+    asan_options=""
+    if [[ $target == host-json || $target == flow-answers || $target == c-boundary ]]; then
+        args+=(-detect_leaks=0)
+        asan_options=detect_leaks=0
+    fi
     set +e
     # SWIFT_BACKTRACE: Swift's crash backtracer would take the crash signal from libFuzzer (which
     # saves the input) and keep the output pipe open long after the process died.
-    SWIFT_BACKTRACE=enable=no AE_FUZZ_SKIP_OPEN_FINDINGS="$skip_open" "$exe" "${args[@]}" "$corpus" >"$log" 2>&1
+    SWIFT_BACKTRACE=enable=no AE_FUZZ_SKIP_OPEN_FINDINGS="$skip_open" ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_options}" \
+        "$exe" "${args[@]}" "$corpus" >"$log" 2>&1
     status=$?
     set -e
     ((jobs > 1)) && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
