@@ -11,7 +11,10 @@ import PackageDescription
 /// The root package's identity: the name of the directory that holds it (a path dependency).
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 
-let targets = ["server-answer", "headers", "saml", "host-json", "flow-answers", "c-boundary", "struct-versions", "json"]
+let targets = [
+    "server-answer", "headers", "saml", "host-json", "flow-answers", "c-boundary", "struct-versions", "identity-token",
+    "json",
+]
 
 let package = Package(
     name: "AccessEnablerFuzzers",

@@ -17,7 +17,12 @@
 * c-boundary: the C calls with control characters, dot segments and invalid UTF-8 in their
   strings, host replies with body lengths at their limits, partner replies with extremes, and the
   whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK);
-* struct-versions: each versioned struct at every version, 0, the next one and UInt32's extremes.
+* c-boundary, single sign-on: every token of the dictionary through ae_client_set_identity_token,
+  the identity provider answering at once, later or never (held requests answered from several
+  threads, still pending at destroy), bogus replies;
+* struct-versions: each versioned struct at every version, 0, the next one and UInt32's extremes;
+* identity-token: raw token texts (Adobe's documented example, broken shapes) and structured tokens
+  with each header and claim selector at each of its values, every shape and damage, both kinds.
 * json: the JSON layer against Foundation's decoder: Adobe's documented answers (V2, V1) and texts at
   the edges (depth, numbers beyond 64 bits, escapes, invalid UTF-8, duplicate keys).
 
@@ -496,12 +501,119 @@ def c_boundary() -> None:
                                                                   c_call(C_CHECK_AUTHN)]))
 
 
+# ---- c-boundary, single sign-on (Sources/AccessEnablerFuzz/CBoundary+Identity.swift) ----
+
+# Call bytes 0xF0-0xFF (the byte % 16 calls never use them): 0xF0 ae_client_set_identity_token(kind,
+# token), 0xF6 the identity provider's policy and token, 0xF7 a held request answered from 1-4
+# threads, 0xF8 replies to handles that are no pending identity request.
+C_ID_SET, C_ID_POLICY, C_ID_REPLY_HELD, C_ID_BOGUS = 0xF0, 0xF6, 0xF7, 0xF8
+# CBoundaryFuzz.identityTokens, in order (index 0 is NULL); append only.
+C_TOKENS = [
+    None, "valid-service", "valid-platform", "jwe", "alg-none", "alg-NONE", "alg-newline", "no-alg", "plus",
+    "padding", "crlf", "non-ascii", "nul", "over-16k", "under-16k", "exp-past", "exp-year", "exp-nan", "exp-1e300",
+    "exp-minus-1", "exp-2^63-1", "exp-minus-2^63", "exp-string", "iat-ahead", "aud-lowercase", "no-aud",
+    "sub-2000", "four-parts", "two-parts", "empty", "expiring", "adobe-example", "es256-platform", "hs256-service",
+    "dot", "dot-dot", "three-dots", "claims-array",
+]
+# Kinds (CBoundaryFuzz.Calls.identityCall): AE_IDENTITY_TOKEN_PLATFORM, _SERVICE, then invalid ones.
+C_KINDS = [1, 2, 0, 3, -1, 2 ** 31 - 1, -2 ** 31]
+# Provider policies: bit 0 NEEDED (0 at once, 1 from the harness), bits 1-2 EXPIRING/REFUSED (0 at once,
+# 1 from the harness, 2 held).
+NOW, SERVE, HOLD = 0, 1, 2
+
+
+def ct(name) -> bytes:
+    """A token argument: a dictionary entry by name, or raw bytes (length-prefixed)."""
+    if isinstance(name, bytes):
+        return bytes([0x80 | len(name)]) + name
+    return bytes([C_TOKENS.index(name)])
+
+
+def id_set(kind: int, token) -> bytes:
+    return c_call(C_ID_SET, bytes([C_KINDS.index(kind)]), ct(token))
+
+
+def id_policy(needed: int, later: int, token) -> bytes:
+    return c_call(C_ID_POLICY, bytes([needed | later << 1]), ct(token))
+
+
+def c_boundary_identity() -> None:
+    # Every token through ae_client_set_identity_token, then a flow that sends it (kinds alternating).
+    for index, token in enumerate(C_TOKENS):
+        kind = 2 if index % 2 else 1
+        write("c-boundary", f"identity-set-{index}-{kind}", c_input(calls=[id_set(kind, token)] + C_FLOW[:4]))
+    for kind in C_KINDS[2:]:
+        write("c-boundary", f"identity-set-kind-{kind}", c_input(calls=[id_set(kind, "valid-service"), C_FLOW[0]]))
+    for raw in (b"a.b.c", b"\xff\xfe.x.y", b"e30.e30.\r\n", b"a" * 120):
+        write("c-boundary", f"identity-set-raw-{hashlib.sha1(raw).hexdigest()[:8]}",
+              c_input(calls=[id_set(1, raw), C_FLOW[0]]))
+    # V1: the platform identity on every call, never the service token.
+    for token in ("valid-service", "valid-platform", "jwe", "expiring"):
+        kind = 2 if token == "valid-service" else 1
+        write("c-boundary", f"identity-v1-{token}", c_input(C_V1, calls=[id_set(kind, token)] + C_FLOW))
+    # The provider: answered at once, from the harness or held, with good and bad tokens; an
+    # expiring token makes every call ask again in the background.
+    for needed in (NOW, SERVE):
+        for later in (NOW, SERVE, HOLD):
+            for token in ("valid-platform", "alg-newline", "expiring", None, b"\xc3(", "over-16k"):
+                label = token if isinstance(token, str) else ("none" if token is None else "invalid-utf8")
+                write("c-boundary", f"identity-provider-{needed}{later}-{label}",
+                      c_input(calls=[id_policy(needed, later, token), id_set(1, "expiring")] + C_FLOW[:4]))
+    # Held requests answered from several threads at once, with good, bad and unreadable tokens;
+    # then bogus replies; and requests still held at destroy (cancel_request, then stale replies).
+    for threads in range(4):
+        for token in ("valid-platform", None, "crlf", b"\xff"):
+            label = token if isinstance(token, str) else ("none" if token is None else "invalid-utf8")
+            write("c-boundary", f"identity-held-{threads + 1}-{label}",
+                  c_input(calls=[id_policy(NOW, HOLD, "valid-platform"), id_set(1, "expiring"), C_FLOW[0], C_FLOW[1],
+                                 c_call(C_ID_REPLY_HELD, bytes([threads]), ct(token)), C_FLOW[1]]))
+    for selector in range(2):
+        write("c-boundary", f"identity-bogus-{selector}",
+              c_input(calls=[id_policy(NOW, HOLD, None), id_set(2, "expiring"), C_FLOW[0], C_FLOW[1],
+                             c_call(C_ID_BOGUS, bytes([selector]))]))
+    for flags in (0, C_V1, C_REENTRANT):
+        write("c-boundary", f"identity-held-at-destroy-{flags}",
+              c_input(flags, calls=[id_policy(NOW, HOLD, "valid-platform"), id_set(1, "expiring"), id_set(2, "expiring"),
+                                    C_FLOW[0], C_FLOW[1], C_FLOW[3]]))
+
+
+# ---- identity-token (Sources/AccessEnablerFuzz/IdentityTokens.swift) ----
+# Lengths of FuzzTokens' lists (append only): alg, header extras, exp, iat, aud, iss/sub.
+TOKEN_LISTS = {"alg": 18, "header": 8, "exp": 28, "iat": 13, "aud": 14, "subject": 10}
+
+
+def identity_token() -> None:
+    """Raw texts (Adobe's documented example, broken shapes) and structured tokens: each selector's
+    every value with the others valid, every shape and damage, for both kinds."""
+    example = (b"eyJhbGciOiJSUzI1NiIsImtpZCI6InFhcEVhWTBoWU52cGh5dHdJSTNTYWVfY0FLeUxTN0daT3F0VF9hNGFqZW8ifQ."
+               b"eyJzdWIiOiJKYW5lIiwibmFtZSI6IkphbmUgU21pdGgiLCJpYXQiOjE1MTYyMzkwMjIsImlzcyI6ImFkb2JlIiwiZXhwIjoxNzIwMTUy"
+               b"ODIwLCJhdWQiOiJhZG9iZSIsImp0aSI6IjNiMmZiMDQwLTMwYTktNDNkNy1iNjQ3LWQwMGFjNDk1YmFiIn0.c2ln")
+    for kind in (0, 1):
+        for name, text in {"adobe-example": example, "empty": b"", "dot": b".", "dots": b"....", "abc": b"a.b.c",
+                           "crlf": b"a.b\r\n.c", "nul": b"a.\x00b.c", "invalid-utf8": b"a.\xff.c",
+                           "jwe-shape": b"eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..aXY.Y2lwaGVy.dGFn"}.items():
+            write("identity-token", f"raw-{kind}-{name}", bytes([kind]) + text)
+        for position, (field, count) in enumerate(TOKEN_LISTS.items()):
+            for value in range(count):
+                spec = [0] * 7
+                spec[position] = value
+                write("identity-token", f"{field}-{value}-{kind}", bytes([2 | kind] + spec))
+        for shape in range(64):
+            write("identity-token", f"shape-{shape}-{kind}", bytes([2 | kind, 0, 0, 0, 0, 0, 0, shape]))
+        write("identity-token", f"extra-claim-{kind}", bytes([2 | kind, 0, 0, 0, 0, 0, 0, 0]) + b"\r\n\u0085 \xff")
+
+
 # ---- struct-versions (Sources/AccessEnablerFuzz/StructVersions.swift) ----
 def struct_versions() -> None:
     """Each struct at each version the library knows, 0, the next one and UInt32 extremes, with the
     bytes after it all 0xFF, all 0x00, or text."""
     for kind, name in enumerate(("config", "delegate", "partner", "transport")):
         for version in (0, 1, 2, 3, 4, 5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF):
+            for fill, label in ((b"\xff", "ff"), (b"\x00", "00"), (b"garbage after the struct", "text")):
+                write("struct-versions", f"{name}-v{version:x}-{label}", bytes([kind]) + version.to_bytes(4, "little") + fill)
+    # ae_config version 6 and the identity provider (1.2).
+    for kind, name, versions in ((0, "config", (6, 7)), (4, "identity", (0, 1, 2, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF))):
+        for version in versions:
             for fill, label in ((b"\xff", "ff"), (b"\x00", "00"), (b"garbage after the struct", "text")):
                 write("struct-versions", f"{name}-v{version:x}-{label}", bytes([kind]) + version.to_bytes(4, "little") + fill)
 
@@ -539,7 +651,9 @@ def main() -> None:
     host_json()
     flow_answers()
     c_boundary()
+    c_boundary_identity()
     struct_versions()
+    identity_token()
     json_text()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())

@@ -594,7 +594,9 @@ typedef struct ae_identity_provider {
     void (*request_token)(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data);
 
     /** Optional (NULL: not told). The SDK stopped waiting for `request` (it timed out, or the client is
-        being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Must not block or reply. */
+        being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Called once per such request,
+        on an SDK thread or on the thread calling ae_client_destroy() (before it returns). Must not
+        block or reply. */
     void (*cancel_request)(ae_identity_request *request, void *user_data);
 } ae_identity_provider;
 
@@ -621,7 +623,9 @@ AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_
  *
  * @param request  The pending request (its handle, as the callback gave it).
  * @param token    The compact serialisation, NUL-terminated UTF-8, or NULL.
- * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out).
+ * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: judged
+ *         first); AE_E_INVALID_ARG (`token` not UTF-8 or over AE_MAX_STRING_LENGTH bytes, the rule of
+ *         every string argument: nothing is taken and the request stays pending, to be answered again).
  * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
  */
 AE_API int32_t ae_identity_request_reply(ae_identity_request *request, const char *token);
@@ -994,7 +998,10 @@ AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, con
 /**
  * setRequestor. Registers the application (DCR) and gets an access token when needed, loads the
  * requestor's configuration and syncs the stored profiles with Adobe's, each only when missing or
- * stale. Call it again when the application returns to the foreground (Adobe's way to resync).
+ * stale (older than the cache age). The profiles are also asked for when the call would carry a
+ * single sign-on token (one set and not past its `exp`, or one the identity provider gives now)
+ * while no stored profile is valid: another app or device of the subject may have signed in since.
+ * Call it again when the application returns to the foreground (Adobe's way to resync).
  *
  * @param client  The client (from ae_client_create()).
  * @param requestor_id            The requestor (service provider) id. Not NULL, not empty, not "." or ".."

@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [seconds-per-target] [options]      (default 60 s; CI uses 20)
 #     --targets a,b        only these targets (server-answer, headers, saml, host-json, flow-answers,
-#                          c-boundary, struct-versions, json)
+#                          c-boundary, struct-versions, identity-token, json)
 #     --report FILE        also append the table (with date and commit) to FILE
 #     --update-corpus      merge the inputs that added coverage into Fuzz/Corpus/<target> (-merge=1)
 #     --jobs N             libFuzzer workers per target (default 1; long runs on big machines)
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=60
-targets="server-answer,headers,saml,host-json,flow-answers,c-boundary,struct-versions,json"
+targets="server-answer,headers,saml,host-json,flow-answers,c-boundary,struct-versions,identity-token,json"
 report=""
 update_corpus=0
 jobs=1
@@ -83,11 +83,19 @@ for target in "${target_list[@]}"; do
     # a live object (CurlTransport, the callback sink's owner; the address is kept shifted in the
     # object's refcount word) for a leak. Leaks of create/destroy are measured by
     # scripts/sanitizers.sh (valgrind, growth over 10 vs 100 iterations).
-    [[ $target == host-json || $target == flow-answers || $target == c-boundary ]] && args+=(-detect_leaks=0)
+    # The same holds for the check LeakSanitizer makes when the process exits (ASAN_OPTIONS): it took
+    # the last clients' objects for leaks and stopped every c-boundary run as a "crash" on the empty
+    # input (crash-da39a3ee…, also at commit 68bffed: Fuzz/FINDINGS.md, observations).
+    asan_options=""
+    if [[ $target == host-json || $target == flow-answers || $target == c-boundary ]]; then
+        args+=(-detect_leaks=0)
+        asan_options=detect_leaks=0
+    fi
     set +e
     # SWIFT_BACKTRACE: Swift's crash backtracer would take the crash signal from libFuzzer (which
     # saves the input) and keep the output pipe open long after the process died.
-    SWIFT_BACKTRACE=enable=no AE_FUZZ_SKIP_OPEN_FINDINGS="$skip_open" "$exe" "${args[@]}" "$corpus" >"$log" 2>&1
+    SWIFT_BACKTRACE=enable=no AE_FUZZ_SKIP_OPEN_FINDINGS="$skip_open" ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_options}" \
+        "$exe" "${args[@]}" "$corpus" >"$log" 2>&1
     status=$?
     set -e
     ((jobs > 1)) && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log

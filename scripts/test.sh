@@ -183,11 +183,25 @@ step "CMake package (build, ctest, install, find_package, pkg-config, SONAME)"
 [ -z "${cmake_prebuild:-}" ] || wait "$cmake_prebuild" || echo "(the early build of the CMake package failed: see below)"
 AE_CMAKE_BUILD_DIR="$work/cmake" bash Tests/c/check-cmake-package.sh
 
-step "C example player, built against the installed package, against the emulator"
+step "C example player, built against the installed package, against the emulator (V2, V1, platform SSO with two apps)"
 out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c)
 expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done"
 out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --api v1)
 expect_output "C player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
+# Platform-identity SSO with two apps on one box (scripts/two-apps.sh): the first logs in and keeps its
+# session; the second (another store and device id, the same platform token) is signed in with no
+# login, then its logout is a single logout (SSO200).
+out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --platform-sso)
+expect_output "C player, platform SSO (first app)" "${out%%=== second app*}" "activation code" \
+    "short media token" "keeping the session"
+second=${out#*=== second app}
+[ "$second" != "$out" ] || { printf '%s\nC player, platform SSO: no second app in the output above\n' "$out" >&2; exit 1; }
+expect_output "C player, platform SSO (second app)" "$second" "checkAuthentication: authenticated (no login needed)" \
+    "short media token" "status SSO200 info" "logout: done"
+if grep -q "activation code" <<<"$second"; then
+    printf '%s\nC player, platform SSO: the second app must sign in with no login\n' "$out" >&2
+    exit 1
+fi
 
 step "Debian packages (scripts/package-check.sh: cpack, lintian, contents, recipes, dpkg -i, C player, dpkg --purge)"
 # The library of the CMake package step (it has the SONAME): nothing is compiled again.

@@ -15,7 +15,8 @@ raises `TokenRefused` with a short reason (the request log's `problem`). Checks,
 * signature: RS256 (RSASSA-PKCS1-v1_5, SHA-256) with an RSA key, ES256 (ECDSA P-256, SHA-256, the
   64-byte R||S form of RFC 7518 §3.4) with an EC P-256 key;
 * claims: `sub` a non-empty string; `aud` a string or a list of strings, one of them "Adobe"
-  (compared without regard to case: Adobe's header page says "Adobe", its example has "adobe");
+  (in any ASCII case: Adobe's header page says "Adobe", its example has "adobe"; the SDK's
+  IdentityToken compares the same way);
   `exp` a number > now; `iat` a number <= now + `SKEW_S`; `nbf`, when present, <= now + `SKEW_S`.
 
 JWE (5 parts) is read as structure only: the emulator holds no decryption key. The claims are
@@ -38,9 +39,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-MAX_TOKEN_CHARS = 8192
+# Adobe states no limit: the SDK's (IdentityToken.maxBytes, issue 20), so that the emulator never
+# refuses for its length a token the SDK sends, nor takes one the SDK refuses (README, Strictness).
+MAX_TOKEN_CHARS = 16 * 1024
 SKEW_S = 60
-AUDIENCE = "adobe"  # compared in lower case
+AUDIENCE = "adobe"  # compared in lower case, ASCII only
 SERVICE_TOKEN_ALGORITHMS = ("RS256",)  # Adobe: "The JWT must be signed using SHA256withRSA"
 PLATFORM_TOKEN_ALGORITHMS = ("RS256", "ES256")
 _COMPACT = re.compile(r"^[A-Za-z0-9_\-.]+$")
@@ -165,7 +168,7 @@ def check_claims(claims: dict[str, Any], now_s: float) -> None:
     audiences = [aud] if isinstance(aud, str) else aud
     if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
         raise TokenRefused("the aud claim is missing or not a string (or list of strings)")
-    if AUDIENCE not in {a.lower() for a in audiences}:
+    if AUDIENCE not in {a.lower() for a in audiences if a.isascii()}:
         raise TokenRefused(f"the audience is {aud!r}, not Adobe")
     exp = claims.get("exp")
     if not _number(exp):

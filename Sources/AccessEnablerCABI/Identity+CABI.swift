@@ -32,6 +32,9 @@ final class CIdentityProvider: IdentityTokenProvider, @unchecked Sendable {
             let userData = HostPointer(raw: table.user_data)
             reply.onCancel { cancel(OpaquePointer(bitPattern: number), userData.raw) }
         }
+        // Over already (the client is being destroyed): the host never hears of it, and would get
+        // no cancel_request for it (the hooks above came too late to run).
+        guard reply.isPending else { return }
         table.request_token?(kind.rawValue, reason.rawValue, handle, table.user_data)
     }
 }

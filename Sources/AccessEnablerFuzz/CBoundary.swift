@@ -16,7 +16,7 @@ import AccessEnabler
 /// | 0 | flags: bit 0 REST API V1, 1 a partner framework, 2 browser login mode, 3–5 an id variant in Adobe's answers (MVPD ids and codes `.`, `..`, `%2e%2E`, ...; `FlowAnswers.ids`), 6 preauthorize_limit 1, 7 re-entrant: the callbacks, the log sink (debug level) and the partner's requests call back into the SDK (`Host.reenter`) |
 /// | 1–16 | how the host replies, per endpoint (`FlowEndpoint` raw value % 16): bits 0–2 the kind (`CBoundaryFuzz.Host.reply`), 3–7 its parameter |
 /// | 17–20 | how the host answers the partner: access status reply, its parameter, metadata reply, authenticationExpirationDate selector (`FuzzNumbers`) |
-/// | 21– | the ae_config strings (device_id, redirect_url, domain_name, activation_url, partner name, device_info model), then up to 24 calls: a call byte and its arguments |
+/// | 21– | the ae_config strings (device_id, redirect_url, domain_name, activation_url, partner name, device_info model), then up to 24 calls: a call byte and its arguments (0xF0–0xFF: the single sign-on calls of CBoundary+Identity.swift; below, the byte % 16) |
 ///
 /// Strings: a byte < 0x80 picks `CBoundaryFuzz.strings[byte % count]` (entry 0 is NULL); a byte
 /// ≥ 0x80 is a length (byte & 0x7F) and that many raw bytes follow (NUL-terminated by the
@@ -28,7 +28,9 @@ import AccessEnabler
 /// pass valid UTF-8 and the JSON their documentation names; a bad handle is reported before a bad
 /// argument; replies to answered, unknown or destroyed requests are AE_E_INVALID_HANDLE; every
 /// request the transport gets has header lines without CR, LF or another control character, a
-/// printable ASCII URL without raw `.`/`..` path segments, a body pointer for its length.
+/// printable ASCII URL without raw `.`/`..` path segments, a body pointer for its length, SSO
+/// headers only where they belong. The host has an identity provider (both kinds) that answers at
+/// once with none unless the input says otherwise (CBoundary+Identity.swift).
 public func fuzzCBoundary(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     try CBoundaryFuzz.serial.withLock { (_: inout Int) throws(FuzzFailure) in try CBoundaryFuzz.run(Array(data)) }
 }
@@ -117,6 +119,7 @@ enum CBoundaryFuzz {
             throw error
         }
         ae_client_destroy(client)
+        host.destroyed.withLock { $0 = true }
         host.reentrantClient.withLock { $0 = nil }
         host.trace()
         try host.afterDestroy(client)
@@ -180,9 +183,11 @@ extension CBoundaryFuzz {
         func accepted(_ valid: Bool) -> Int32 { valid ? (requestorReady ? ok : noRequestor) : invalidArg }
 
         mutating func perform(_ reader: inout Reader) throws(FuzzFailure) {
-            let call = reader.byte() % 16
+            let raw = reader.byte()
+            let call = raw % 16
             let plan = LoginPlan(byte: reader.byte())
-            FuzzTrace.print("call \(call) (plan \(plan.byte))", if: FuzzTrace.enabled)
+            FuzzTrace.print("call \(raw) (plan \(plan.byte))", if: FuzzTrace.enabled)
+            if raw >= 0xF0 { return try identityCall(raw & 0x0F, &reader) }
             switch call {
             case 0, 15:
                 // ae_set_options: one key, with a string value (escaped into JSON), or the raw string.
@@ -372,7 +377,7 @@ extension CBoundaryFuzz {
         let quirks: [UInt8]
         let partnerQuirks: [UInt8]
         let now: Int64
-        private let state = Locked<
+        let state = Locked<
             (
                 requests: [Pending], partner: [(OpaquePointer, metadata: Bool)], problems: [String],
                 answered: [OpaquePointer], calls: [Int: Int], polls: Int, mvpd: String, trace: [String],
@@ -380,11 +385,16 @@ extension CBoundaryFuzz {
             )
         >(([], [], [], [], [:], 0, "Cablevision", [], false))
 
+        /// The identity provider's policy and requests (CBoundary+Identity.swift); its token dictionary.
+        let identity = Locked(IdentityState())
+        let identityTokens: [[UInt8]?]
+
         init(flags: UInt8, quirks: [UInt8], partnerQuirks: [UInt8], now: Int64) {
             self.flags = flags
             self.quirks = quirks
             self.partnerQuirks = partnerQuirks
             self.now = now
+            self.identityTokens = CBoundaryFuzz.identityTokens(now: now)
         }
 
         var polls: Int { state.withLock { $0.polls } }
@@ -393,6 +403,8 @@ extension CBoundaryFuzz {
 
         /// The client the callbacks call back into (flags bit 7); nil before create and after destroy.
         let reentrantClient = Locked<OpaquePointer?>(nil)
+        /// Set once ae_client_destroy returned: no callback of the client may run after (F9).
+        let destroyed = Locked(false)
         private let reentries = Locked(0)
 
         /// From inside a callback, the log sink or a partner request: one C call that must not
@@ -400,6 +412,7 @@ extension CBoundaryFuzz {
         /// (the driver matches each call with its callback): options (one of which logs at once, so
         /// the log sink runs again inside this call's logging), the store status, and refused ones.
         func reenter(_ place: String) {
+            if destroyed.withLock({ $0 }) { problem("[F9] \(place) ran after ae_client_destroy returned") }
             guard flags & 0x80 != 0, let client = reentrantClient.withLock({ $0 }) else { return }
             let turn = reentries.withLock { value -> Int in
                 value += 1
@@ -460,6 +473,9 @@ extension CBoundaryFuzz {
                 host.state.withLock { $0.partner.append((request!, true)) }
                 host.log.poke()
             }
+            var identityProvider = ae_identity_provider()
+            ae_identity_provider_init(&identityProvider, UInt32(AE_IDENTITY_PROVIDER_VERSION))
+            installIdentityProvider(&identityProvider)
             let info = b("{\"model\":") + quoted(strings[5]) + b(",\"osName\":\"Linux\"}")
             let fields: [[UInt8]?] = [b("fuzz.software.statement"), b(CBoundaryFuzz.base)] + strings[0..<5] + [info]
             var client: OpaquePointer?
@@ -485,12 +501,15 @@ extension CBoundaryFuzz {
                     config.log_level = Int32(AE_LOG_DEBUG)
                 }
                 partner.name = p[6]
-                // ae_client_create copies both tables: their addresses need to live for the call only.
+                // ae_client_create copies the tables: their addresses need to live for the call only.
                 return withUnsafePointer(to: &partner) { partnerPointer in
                     withUnsafePointer(to: &transport) { transportPointer in
-                        config.transport = transportPointer
-                        config.partner = flags & 2 != 0 ? partnerPointer : nil
-                        return ae_client_create(&config, &delegate, &client)
+                        withUnsafePointer(to: &identityProvider) { identityPointer in
+                            config.transport = transportPointer
+                            config.partner = flags & 2 != 0 ? partnerPointer : nil
+                            config.identity = identityPointer
+                            return ae_client_create(&config, &delegate, &client)
+                        }
                     }
                 }
             }
@@ -622,6 +641,7 @@ extension CBoundaryFuzz {
                 let host = Host.from(user)
                 host.reenter("status")
                 let status = host.jsonCallback("status", json, shape: .object)
+                host.checkSSOStatus(status)
                 let id = status?["errorId"]?.stringValue ?? ""
                 if status != nil && (id.isEmpty || status?["level"]?.stringValue == nil || status?["message"]?.stringValue == nil) {
                     host.problem("status: errorId, level or message missing")
@@ -655,6 +675,8 @@ extension CBoundaryFuzz {
             }
             problems += RequestChecks.problems(method: methodText, url: urlText, headers: lines, base: CBoundaryFuzz.base)
                 .compactMap { $0.failure?.description }
+            problems += identityHeaderProblems(
+                lines, path: String(urlText.dropFirst(CBoundaryFuzz.base.count).prefix { $0 != "?" && $0 != "#" }))
             if length > 0 && body == nil { problems.append("send: body NULL with body_length \(length)") }
             if timeout <= 0 { problems.append("send: timeout_ms \(timeout)") }
             guard let request else {
@@ -694,6 +716,7 @@ extension CBoundaryFuzz {
                 guard let next else { break }
                 try partnerReply(next.0, metadata: next.metadata)
             }
+            serveIdentity()
         }
 
         static let maxBody = 4 << 20
@@ -1005,6 +1028,7 @@ extension CBoundaryFuzz {
                     "ae_http_request_reply(answered, after destroy)", ae_http_request_reply(answered, 200, nil, nil, 0),
                     documented: [invalidHandle], predicted: invalidHandle)
             }
+            try identityAfterDestroy()
         }
     }
 

@@ -49,6 +49,7 @@ public enum FuzzTargets {
         ("flow-answers", fuzzFlowAnswers),
         ("c-boundary", fuzzCBoundary),
         ("struct-versions", fuzzStructVersions),
+        ("identity-token", fuzzIdentityToken),
         ("json", fuzzJSON),
     ]
 

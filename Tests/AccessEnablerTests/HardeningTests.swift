@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Issue 16's review, the pure parts: the one "profile usable now" predicate, the partner status
-// header, numbers at their limits, what may reach the wire, the log sink's re-entrancy, partner
-// cancellation, the catalogue of decision codes. (The flows are tested through the C API in
+// header, numbers at their limits, what may reach the wire, partner cancellation (the log sink:
+// LoggerTests.swift), the catalogue of decision codes. (The flows are tested through the C API in
 // Tests/python/test_partner_edges.py and test_hostile_input.py.)
 @testable import AccessEnabler
 import Foundation
@@ -319,43 +319,6 @@ private final class Capture: HTTPTransport, @unchecked Sendable {
         #expect(transport.sent.withLock { $0.isEmpty })
         _ = try? await executor.send(HTTPRequest(method: "GET", url: "https://x/a", headers: [("Accept", "a\tb")]), operation: "ok")
         #expect(transport.sent.withLock { $0.count } == 1)  // HTAB is allowed in a value
-    }
-}
-
-@Suite struct LoggerReentrancyTests {
-    @Test func aSinkThatLogsIsCalledAfterItReturnsNeverInside() {
-        let depth = Locked(0)
-        let seen = Locked<[String]>([])
-        let logger = Locked<Logger?>(nil)
-        let sink: Logger.Sink = { _, message in
-            let nested = depth.withLock {
-                $0 += 1; return $0
-            }
-            #expect(nested == 1)  // never re-entered
-            seen.withLock { $0.append(message) }
-            if message.hasPrefix("outer") { logger.withLock { $0 }?.info("inner of \(message)") }
-            depth.withLock { $0 -= 1 }
-        }
-        let instance = Logger(maxLevel: .debug, sink: sink)
-        logger.withLock { $0 = instance }
-        instance.info("outer 1")
-        #expect(seen.withLock { $0 } == ["outer 1", "inner of outer 1"])
-    }
-
-    @Test func manyThreadsLoggingThroughASinkThatLogsFinishInOrderPerThread() async {
-        let count = Locked(0)
-        let holder = Locked<Logger?>(nil)
-        let instance = Logger(maxLevel: .debug) { _, message in
-            count.withLock { $0 += 1 }
-            if message.hasSuffix("!") { holder.withLock { $0 }?.debug(String(message.dropLast())) }
-        }
-        holder.withLock { $0 = instance }
-        await withTaskGroup(of: Void.self) { group in
-            for thread in 0..<8 {
-                group.addTask { for index in 0..<200 { instance.info("\(thread)-\(index)!") } }
-            }
-        }
-        #expect(count.withLock { $0 } == 8 * 200 * 2)
     }
 }
 

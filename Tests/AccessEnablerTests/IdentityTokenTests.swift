@@ -68,4 +68,46 @@ import Testing
         #expect(context.identityHeaders(IdentityTokenKind.allCases, nowMillis: Self.exp * 1_000).isEmpty)
         #expect(context.identityHeaders([.platformIdentity], nowMillis: Self.now).isEmpty)
     }
+
+    /// The decoded `alg` is anyone's text: a message, a log line or the SSO400 status quotes at
+    /// most 32 scalars of it, without control characters.
+    @Test func aLongAlgWithANewlineIsQuotedBoundedAndWithoutControlCharacters() throws {
+        let alg = #"RS256\nX-Injected: 1\r\u0085\u2028"# + String(repeating: "x", count: 500)
+        let token = Self.jws(header: #"{"alg":"\#(alg)"}"#, claims: Self.service)
+        for kind in IdentityTokenKind.allCases {
+            do {
+                _ = try IdentityToken.parse(token, kind: kind, nowMillis: Self.now)
+                Issue.record("alg accepted")
+            } catch {
+                guard case .algorithmNotAllowed(let quoted) = error else {
+                    Issue.record("not an alg problem: \(error)")
+                    continue
+                }
+                #expect(quoted == "RS256X-Injected: 1" + String(repeating: "x", count: 14) + "…")
+                for text in [error.description, StatusCatalog.identityUnusable(kind, error).message] {
+                    #expect(!text.containsControlCharacter && !text.contains("\u{2028}"), "\(text.debugDescription)")
+                    #expect(text.count < 200)
+                }
+            }
+        }
+        #expect(IdentityToken.quotable("none") == "none" && IdentityToken.quotable("a\u{0}b\u{7F}c\u{9B}d") == "abcd")
+    }
+
+    /// Adobe's header page says aud "Adobe", its example token has "adobe": both are taken (the
+    /// emulator compares the same way); another audience is not.
+    @Test func theServiceTokenAudienceNamesAdobeInAnyASCIICase() {
+        for audience in ["Adobe", "adobe", "ADOBE", #"["x","adobe"]"#] {
+            let value = audience.hasPrefix("[") ? audience : "\"\(audience)\""
+            let claims = Self.service.replacingOccurrences(of: #""aud":"Adobe""#, with: #""aud":"# + value)
+            #expect(throws: Never.self, "\(audience)") {
+                try IdentityToken.parse(Self.jws(claims: claims), kind: .service, nowMillis: Self.now)
+            }
+        }
+        for audience in ["Adobe ", "adobe.com", "Ad\u{f6}be", "x"] {
+            let claims = Self.service.replacingOccurrences(of: #""aud":"Adobe""#, with: #""aud":""# + audience + "\"")
+            #expect(throws: IdentityToken.Problem.badClaims("do not name Adobe in aud"), "\(audience)") {
+                try IdentityToken.parse(Self.jws(claims: claims), kind: .service, nowMillis: Self.now)
+            }
+        }
+    }
 }

@@ -241,6 +241,22 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
         #expect(merged[0].attributesPending == true && merged[0].originUnknown == true)  // logout reads its tokenSource
     }
 
+    /// V1 does not say where a token came from: one this SDK did not make, found while the platform
+    /// identity went with the request, reports tokenSource "platformSSO" (the user metadata's
+    /// "Apple" still wins once read).
+    @Test func aNewTokenFoundWithThePlatformIdentityIsAPlatformSSOProfile() throws {
+        let token = V1AuthenticationToken(mvpd: "Cablevision", userID: "u", expires: 9_000).profile
+        let merged = ProfileSync.mergedV1(token, stored: [], configuration: configuration, platformIdentitySent: true)
+        #expect(merged.count == 1 && merged[0].type == "platformSSO" && merged[0].tokenSource == "platformSSO")
+        #expect(merged[0].originUnknown == true)
+        #expect(ProfileSync.mergedV1(merged[0], stored: merged, configuration: configuration, platformIdentitySent: true) == merged)
+        #expect(ProfileSync.mergedV1(token, stored: [], configuration: configuration)[0].tokenSource == "Cablevision")
+        let apple = try JSON.decode(V1UserMetadata.self, from: Array(#"{"data":{"tokenSource":"Apple"}}"#.utf8))
+        #expect(LogoutFlow.completed(merged[0], with: apple).tokenSource == "Apple")
+        let pass = V1AuthenticationToken(mvpd: "TempPass_TEST40", userID: "t", expires: 9_000).profile
+        #expect(ProfileSync.mergedV1(pass, stored: [], configuration: configuration, platformIdentitySent: true)[0].isTemporary)
+    }
+
     @Test func aTempPassTokenIsTemporaryAndExpiredTempPassesStay() {
         let token = V1AuthenticationToken(mvpd: "TempPass_TEST40", userID: "t", expires: 9_000).profile
         let merged = ProfileSync.mergedV1(token, stored: [], configuration: configuration)

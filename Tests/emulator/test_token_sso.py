@@ -247,7 +247,7 @@ def broken_tokens(idp: Issuer) -> dict[str, tuple[str, str]]:
         "exp NaN": (idp.token(idp.claims(extra={"exp": float("nan")})), "exp claim"),
         "no iat": (idp.service_token(omit=("iat",)), "iat claim"),
         "crit": (idp.service_token(header={"crit": ["exp"]}), "crit"),
-        "huge": (idp.service_token(extra={"pad": "x" * 9000}), "longer than"),
+        "huge": (idp.service_token(extra={"pad": "x" * 17000}), "longer than"),
         "two parts": (idp.service_token().rsplit(".", 1)[0], "2 parts"),
         "padded": (idp.service_token() + "==", "outside base64url"),
         "not JSON": ("bm90LWpzb24." + idp.service_token().split(".", 1)[1], "protected header"),
@@ -271,6 +271,30 @@ def test_invalid_tokens_are_served_without_sso(keyed: Api, idp: Issuer) -> None:
         assert api.control("POST", "sso/verify", {"header": SERVICE, "value": token})["valid"] is False
     assert decide(api, app, "tv-2", {SERVICE: idp.service_token("viewer-1", ttl_s=-1)}).json[
         "decisions"][0]["error"]["code"] == "authenticated_profile_missing"
+
+
+def test_length_and_audience_are_judged_as_the_sdk_judges_them(keyed: Api, idp: Issuer) -> None:
+    """The SDK refuses a token over 16 KiB, and a service token whose `aud` does not name Adobe in
+    some ASCII case (IdentityToken.parse): exactly what the emulator refuses (README, Strictness).
+    Adobe's own example token has `"aud": "adobe"`."""
+    api = keyed
+    app = api.new_access_token()
+    sign_in(api, app, "tv-1", {SERVICE: idp.service_token("viewer-1")})
+    plain = len(idp.service_token(extra={"pad": ""}))
+    around = (16 * 1024 - plain) * 3 // 4
+    tokens = [idp.service_token(extra={"pad": "x" * pad}) for pad in range(around - 6, around + 6)]
+    longest = max((t for t in tokens if len(t) <= 16 * 1024), key=len)
+    shortest_over = min((t for t in tokens if len(t) > 16 * 1024), key=len)
+    assert len(longest) >= 16 * 1024 - 3 and len(shortest_over) <= 16 * 1024 + 3
+    assert profiles(api, app, "tv-2", {SERVICE: longest})["Cablevision"]["type"] == "serviceTokenSSO"
+    assert profiles(api, app, "tv-2", {SERVICE: shortest_over}) == {}
+    assert "longer than 16384" in last_entry(api, "getProfilesUsingGET_1")["sso"][0]["problem"]
+    for audience in ("adobe", "ADOBE", ["someone", "Adobe"]):
+        header = {SERVICE: idp.service_token("viewer-1", aud=audience)}
+        assert profiles(api, app, "tv-2", header)["Cablevision"]["type"] == "serviceTokenSSO", audience
+    for audience in ("Ad\u00f6be", "Adobe ", "adobe.com"):
+        assert profiles(api, app, "tv-2", {SERVICE: idp.service_token("viewer-1", aud=audience)}) == {}, audience
+        assert "audience" in last_entry(api, "getProfilesUsingGET_1")["sso"][0]["problem"]
 
 
 def test_token_lifetimes_follow_the_emulators_clock(keyed: Api, idp: Issuer) -> None:

@@ -289,3 +289,84 @@ def test_a_token_near_its_exp_is_asked_for_again_before_a_call(make_client, reco
     recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
     sessions = [e for e in emulator.log() if e["operation"] == "createSessionUsingPOST"]
     assert sso_headers(sessions[-1]) == {"AD-Service-Token": seen(fresh)}
+
+
+def test_after_adobe_refuses_a_token_the_provider_is_asked_again_and_its_fresh_token_is_used(make_client, recorder,
+                                                                                              emulator):
+    refused, fresh = jws(sub="refused"), jws(sub="fresh")
+    answers = iter([refused, fresh])
+    provider = Provider({}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE])
+    provider.script = type("Next", (), {"get": lambda self, kind: next(answers)})()
+    emulator.control("POST", "sso/refuse-next", {"header": "AD-Service-Token", "code": "invalid_header_service_token"})
+    client = make_client(identity_provider=provider)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    assert recorder.find_status("SSO400")["details"] == "invalid_header_service_token"
+    deadline = time.monotonic() + 5
+    while len(provider.replies) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert provider.requests == [(ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_NEEDED),
+                                 (ae.AE_IDENTITY_TOKEN_SERVICE, ae.AE_IDENTITY_REASON_REFUSED)]
+    assert provider.replies == [ae.AE_OK, ae.AE_OK]
+    profiles = [e for e in emulator.log() if e["operation"] == "getProfilesUsingGET_1"]
+    # The same call again without the refused token (the fresh one may already be there).
+    assert len(profiles) == 2 and sso_headers(profiles[0]) == {"AD-Service-Token": seen(refused)}
+    assert sso_headers(profiles[1]) in ({}, {"AD-Service-Token": seen(fresh)})
+    time.sleep(0.1)
+    emulator.clear_log()
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    sessions = [e for e in emulator.log() if e["operation"] == "createSessionUsingPOST"]
+    assert sso_headers(sessions[-1]) == {"AD-Service-Token": seen(fresh)}
+
+
+def test_destroying_the_client_cancels_a_pending_request(make_client, recorder):
+    held = []
+
+    class Holding(Provider):
+        def request_token(self, kind, reason, request):
+            self.requests.append((kind, reason))
+            held.append(request)
+
+    provider = Holding({}, kinds=[ae.AE_IDENTITY_TOKEN_PLATFORM], timeout_ms=60_000)
+    lines = []
+    client = make_client(identity_provider=provider, log_level=ae.AE_LOG_DEBUG, log=lambda level, line: lines.append(line))
+    client.set_requestor("REF30")  # waits for the provider (a minute at most)
+    deadline = time.monotonic() + 5
+    while not held and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert held and provider.cancelled == []
+    client.close()
+    logged = len(lines)
+    assert provider.cancelled == [held[0].handle]  # before ae_client_destroy returned
+    # No callback after destroy, the log sink included (the cancelled wait still winds down inside).
+    time.sleep(0.3)
+    assert len(lines) == logged, lines[logged:]
+    assert held[0].reply(jws()) == ae.AE_E_INVALID_HANDLE
+    recorder.settle()
+    assert "set_requestor_complete" not in recorder.names()
+
+
+def test_a_long_alg_with_a_newline_is_quoted_bounded_and_without_control_characters(make_client, recorder):
+    alg = "RS256\nX-Injected: 1\r\u0085" + "x" * 500
+    token = jws(alg=alg)
+    client = make_client()
+    with pytest.raises(ae.AEError) as refused:
+        client.set_identity_token(ae.AE_IDENTITY_TOKEN_SERVICE, token)
+    message = refused.value.message
+    assert 'alg "RS256X-Injected: 1' + "x" * 14 + '…" is not allowed' in message, message
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in message) and len(message) < 200
+    # The same token from a provider: the SSO400 status and the log line quote it the same way.
+    lines = []
+    provider = Provider({ae.AE_IDENTITY_TOKEN_SERVICE: token}, kinds=[ae.AE_IDENTITY_TOKEN_SERVICE])
+    other = make_client(identity_provider=provider, log_level=ae.AE_LOG_DEBUG,
+                        log=lambda level, line: lines.append(line))
+    other.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    status = recorder.find_status("SSO400")
+    assert status["details"] == "sdk_check" and 'RS256X-Injected: 1' in status["message"], status
+    said = [line for line in lines if "not used" in line] + [status["message"]]
+    for text in said:
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text) and len(text) < 300, repr(text)

@@ -22,15 +22,16 @@ FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 OTHER_APP = "eyJhbGciOiJSUzI1NiJ9.eyJzb2Z0d2FyZV9pZCI6ImFub3RoZXItYXBwIn0.c2lnbmF0dXJl"
 
 
-def child(emulator, store, actions, key=None, statement=SOFTWARE_STATEMENT, faketime=None, wait=True):
-    """Runs store_child.py (another process of the app); returns its JSON result (or the Popen)."""
+def child(emulator, store, actions, key=None, statement=SOFTWARE_STATEMENT, faketime=None, wait=True, api=None):
+    """Runs store_child.py (another process of the app; `api` "v1" for REST API V1); returns its JSON
+    result (or the Popen)."""
     env = dict(os.environ)
     if faketime is not None:
         # The wall clock moves; the monotonic and boot clocks stay true, as on a real box.
         env.update(LD_PRELOAD=FAKETIME, FAKETIME=faketime, FAKETIME_DONT_FAKE_MONOTONIC="1",
                    FAKETIME_NO_CACHE="1")
     spec = json.dumps({"url": emulator.url, "store": str(store), "key": key.hex() if key else None,
-                       "statement": statement, "actions": actions})
+                       "statement": statement, "actions": actions, "api": api})
     process = subprocess.Popen([sys.executable, str(CHILD), spec], cwd=CHILD.parent, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not wait:

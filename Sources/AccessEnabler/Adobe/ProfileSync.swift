@@ -17,8 +17,14 @@ enum ProfileSync {
     /// type or user metadata. The stored profile of the same token (same MVPD and expiry) is kept
     /// as it is (its type, user metadata, TempPass identity); a new token is typed from the
     /// configuration (a TempPass MVPD's token is `temporary`, issued by Adobe). Stored TempPass
-    /// profiles stay, so that an expired one still says N111.
-    static func mergedV1(_ token: Profile?, stored: [Profile], configuration: RequestorConfiguration) -> [Profile] {
+    /// profiles stay, so that an expired one still says N111. A token this SDK did not make, found
+    /// while the platform identity went with the request (`platformIdentitySent`), is typed
+    /// `platformSSO`: V1's answers do not say where a token came from (Adobe documents
+    /// `tokenSource` "Apple" only), and the platform's SSO is its likeliest source; the user
+    /// metadata's `tokenSource`, read before logout, wins when it names one (docs/PLATFORM-SSO.md).
+    static func mergedV1(
+        _ token: Profile?, stored: [Profile], configuration: RequestorConfiguration, platformIdentitySent: Bool = false
+    ) -> [Profile] {
         var profiles: [Profile] = []
         if var token {
             if let known = stored.first(where: { $0.mvpd == token.mvpd && $0.notAfter == token.notAfter }) {
@@ -29,6 +35,7 @@ enum ProfileSync {
                 token.tempPassIdentity = stored.first { $0.mvpd == token.mvpd }?.tempPassIdentity
             } else {
                 token.originUnknown = true  // a second-screen login or the platform's SSO: the metadata says
+                if platformIdentitySent { token.type = IdentityTokenKind.platformIdentity.profileType }
             }
             profiles.append(token)
         }

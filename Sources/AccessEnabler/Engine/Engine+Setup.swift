@@ -21,20 +21,23 @@ extension Engine {
         let maxAge = settings.cacheMaxAgeMillis
         let cached = try? store.configuration(scope, requestor: id)
         let storedProfiles = try? store.profiles(scope, requestor: id, deviceID: deviceID)
-        let asksIdentity = !identityKindsToAsk().isEmpty
-        // With an SSO token and no stored profile, Adobe may hold an SSO profile another app made
-        // since the last sync: the profiles are asked for even when the stored (empty) list is fresh.
-        let ssoMayAnswer =
-            (asksIdentity || !context.withLock { $0.identityTokens.isEmpty }) && storedProfiles?.profiles.isEmpty != false
+        let asks = identityKindsToAsk()
+        let backend = backend(for: baseURL, requestor: id)
+        // The SSO tokens the profiles call would carry: held and not past `exp` (what the wire
+        // sends), or asked for first; only the kinds the backend's requests carry.
+        let sent = backend.identityTokenKinds
+        let carriesIdentity =
+            asks.contains { sent.contains($0.0) } || !context.withLock { $0.identityHeaders(sent, nowMillis: now) }.isEmpty
         var flow = RequestorSetupFlow(
             .init(
                 call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
                 configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
-                profilesFresh: !ssoMayAnswer
-                    && (storedProfiles?.syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false),
-                now: now, asksIdentity: asksIdentity))
+                profilesFresh: RequestorSetupFlow.storedProfilesStand(
+                    syncedRecently: storedProfiles?.syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false,
+                    stored: storedProfiles?.profiles ?? [], carriesIdentity: carriesIdentity, now: now),
+                now: now, asksIdentity: !asks.isEmpty))
         let actions = flow.start(statuses: statuses)
-        setup = (flow, id, baseURL, backend(for: baseURL, requestor: id))
+        setup = (flow, id, baseURL, backend)
         runSetup(actions)
     }
 

@@ -139,6 +139,7 @@ public final class AccessEnabler: @unchecked Sendable {
         engine.shutdown()
         transport.shutdown()
         store.close()
+        logger.close()  // tasks still winding down (cancelled waits) log nothing to the host any more
     }
 
     // MARK: Event-loop mode

@@ -93,6 +93,19 @@ package struct RequestorSetupFlow: Sendable {
 
     package init(_ inputs: Inputs) { self.inputs = inputs }
 
+    /// Whether the stored profiles stand without asking Adobe (`Inputs.profilesFresh`): synced
+    /// within the cache age (`syncedRecently`), unless the profiles call would carry a single
+    /// sign-on token (`carriesIdentity`: one held and not past its `exp`, as `DeviceContext.
+    /// identityHeaders` sends it, or one asked for first) while no stored profile is valid at `now`.
+    /// Adobe may then hold an SSO profile another app or device of the subject made since the last
+    /// sync: an empty list, or one of expired profiles only, is not trusted.
+    package static func storedProfilesStand(
+        syncedRecently: Bool, stored: [Profile], carriesIdentity: Bool, now: Int64
+    ) -> Bool {
+        guard syncedRecently else { return false }
+        return !carriesIdentity || stored.contains { $0.isValid(at: now) }
+    }
+
     package var isFinished: Bool { if case .finished = state { true } else { false } }
 
     // MARK: Events

@@ -62,6 +62,9 @@ package struct IdentityToken: Sendable, Equatable {
     package static let maxLifetimeMillis: Int64 = 366 * 86_400_000
     /// Clock skew allowed on `iat`.
     package static let skewMillis: Int64 = 300_000
+    /// The most Unicode scalars of a token-derived value (the JOSE header's `alg`) a message, a log
+    /// line or a status quotes (`quotable`).
+    package static let maxQuotedCharacters = 32
     /// Signature algorithms a JWS may use: Adobe verifies service tokens with RS256 only
     /// ("SHA256withRSA"); a platform identity may also be signed with RSA-PSS or ECDSA.
     package static let serviceAlgorithms: Set<String> = ["RS256"]
@@ -110,7 +113,7 @@ package struct IdentityToken: Sendable, Equatable {
         if parts.count == 5 {
             // JWE: a key-management alg and an enc; the claims are for Adobe's eyes only.
             guard kind == .platformIdentity else { throw .notCompact(parts: 5) }  // Adobe: a service token is a JWS
-            guard alg.lowercased() != "none", !alg.isEmpty else { throw .algorithmNotAllowed(alg) }
+            guard alg.lowercased() != "none", !alg.isEmpty else { throw .algorithmNotAllowed(quotable(alg)) }
             guard header["enc"]?.stringValue?.isEmpty == false else { throw .badHeader("has no enc") }
             guard !parts[1].isEmpty || alg == "dir", !parts[2].isEmpty, !parts[3].isEmpty, !parts[4].isEmpty else {
                 throw .notCompact(parts: 5)
@@ -118,13 +121,29 @@ package struct IdentityToken: Sendable, Equatable {
             expires = nil
         } else {
             let allowed = kind == .service ? serviceAlgorithms : platformAlgorithms
-            guard allowed.contains(alg) else { throw .algorithmNotAllowed(alg) }
+            guard allowed.contains(alg) else { throw .algorithmNotAllowed(quotable(alg)) }
             guard !parts[2].isEmpty else { throw .badHeader("has an empty signature") }
             guard let claims = decodeObject(parts[1]) else { throw .badClaims("are not base64url JSON") }
             expires = try checkClaims(claims, kind: kind, nowMillis: nowMillis)
         }
         return IdentityToken(
             kind: kind, text: text, expiresAtMillis: expires, fingerprint: String(Digest.sha256Hex(text).prefix(12)))
+    }
+
+    /// A value decoded from a token (anyone may have written it) as a message, a log line or a
+    /// status may quote it: control characters (C0, DEL, C1) and the Unicode line and paragraph
+    /// separators dropped, at most `maxQuotedCharacters` Unicode scalars (then "…").
+    package static func quotable(_ value: String) -> String {
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in value.unicodeScalars {
+            let code = scalar.value
+            if code < 0x20 || (0x7F...0x9F).contains(code) || code == 0x2028 || code == 0x2029 { continue }
+            guard count < maxQuotedCharacters else { return String(kept) + "…" }
+            kept.append(scalar)
+            count += 1
+        }
+        return String(kept)
     }
 
     /// True when the token is past `exp` at `nowMillis` (minus `marginMillis`): not to be sent.
@@ -160,7 +179,9 @@ package struct IdentityToken: Sendable, Equatable {
         case .array(let many)?: audience = many.compactMap(\.stringValue)
         default: throw .badClaims("have no aud")
         }
-        guard audience.contains("Adobe") else { throw .badClaims("do not name Adobe in aud") }
+        // Adobe's header page says "Adobe", its example token has "adobe": either case (ASCII only),
+        // as the emulator compares (Emulator/README.md, strictness).
+        guard audience.contains(where: namesAdobe) else { throw .badClaims("do not name Adobe in aud") }
         return expMillis
     }
 
@@ -172,6 +193,11 @@ package struct IdentityToken: Sendable, Equatable {
         case .double(let number)?: return number.isFinite && number >= 0 && number < 1e12 ? Int64(number) : nil
         default: return nil  // a string is not a NumericDate (RFC 7519)
         }
+    }
+
+    /// "Adobe" in any ASCII case.
+    private static func namesAdobe(_ audience: String) -> Bool {
+        audience.utf8.count == 5 && audience.utf8.allSatisfy { $0 < 0x80 } && audience.lowercased() == "adobe"
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {

@@ -71,7 +71,7 @@ extension TokenStore {
                     [.text(scope.app), .text(scope.api), .text(clientID)]
                 ).first,
                 let token = opened(db, row[0].text, ["access_tokens", scope.app, scope.api, clientID]),
-                let expiresAt = row[1].integer
+                let expiresAt = Self.time(row[1])
             else { return nil }
             return (token, expiresAt)
         }
@@ -113,7 +113,7 @@ extension TokenStore {
                     "SELECT body, fetched_at FROM configurations WHERE app = ? AND api = ? AND requestor = ?",
                     [.text(scope.app), .text(scope.api), .text(requestor)]
                 ).first,
-                let body = row[0].text, let fetchedAt = row[1].integer,
+                let body = row[0].text, let fetchedAt = Self.time(row[1]),
                 let configuration = try? JSON.decode(RequestorConfiguration.self, from: Array(body.utf8))
             else { return nil }
             return (configuration, fetchedAt)
@@ -150,10 +150,11 @@ extension TokenStore {
             let profiles = rows.compactMap { row -> Profile? in
                 opened(db, row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
                     .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
+                    .map(Self.clampedTimes)
             }
             let synced = try db.query(
                 "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key
-            ).first?.first?.integer
+            ).first?.first.flatMap(Self.time)
             profileCache.withLock { $0[cacheKey] = (stamp, (profiles, synced)) }
             return (profiles, synced)
         }
@@ -257,7 +258,7 @@ extension TokenStore {
             try db.query(
                 "SELECT not_after FROM authorizations WHERE app = ? AND api = ? AND requestor = ? AND mvpd = ? AND resource = ?",
                 [.text(scope.app), .text(scope.api), .text(requestor), .text(mvpd), .text(resource)]
-            ).first?.first?.integer
+            ).first?.first.flatMap(Self.time)
         }
     }
 
@@ -285,10 +286,10 @@ extension TokenStore {
     package func clockAnchor(bootID: String) throws(StoreError) -> (anchor: ServerClock.Anchor?, latest: Int64?) {
         try run { db throws(StoreError) in
             guard let row = try db.query("SELECT boot_id, server_ms, boot_ms, latest_server_ms FROM server_clock WHERE id = 1").first,
-                let server = row[1].integer, let boot = row[2].integer
+                let server = Self.time(row[1]), let boot = Self.time(row[2])
             else { return (nil, nil) }
             let anchor = !bootID.isEmpty && row[0].text == bootID ? ServerClock.Anchor(serverMillis: server, bootMillis: boot) : nil
-            return (anchor, row[3].integer)
+            return (anchor, Self.time(row[3]))
         }
     }
 
@@ -302,5 +303,22 @@ extension TokenStore {
                 """,
                 [.text(bootID), .integer(anchor.serverMillis), .integer(anchor.bootMillis), .integer(anchor.serverMillis)])
         }
+    }
+}
+
+// MARK: Numbers read back
+
+extension TokenStore {
+    /// A time read from the store (ms), clamped as times from Adobe are (`Limits.epochMillis`): the
+    /// file may have been written by another build, a bad disk or anyone with the user's rights. A
+    /// value that is no integer (a REAL, text) is absent.
+    static func time(_ value: SQLValue) -> Int64? { value.integer?.clamped(to: Limits.epochMillis) }
+
+    /// A stored profile with its times clamped as `time` clamps.
+    static func clampedTimes(_ profile: Profile) -> Profile {
+        var profile = profile
+        profile.notBefore = profile.notBefore.clamped(to: Limits.epochMillis)
+        profile.notAfter = profile.notAfter.clamped(to: Limits.epochMillis)
+        return profile
     }
 }

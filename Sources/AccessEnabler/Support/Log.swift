@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 
 /// Log levels; the values are the header's AE_LOG_*.
 public enum LogLevel: Int32, Sendable, Comparable {
@@ -10,13 +11,17 @@ public enum LogLevel: Int32, Sendable, Comparable {
 /// the SDK held, so the sink may call any SDK function, also ones that log: a message logged while
 /// the sink runs (by the sink itself or by another thread) is queued and delivered by the thread
 /// already delivering, once the sink returns. Messages never carry secrets: callers log ids,
-/// codes and sizes, never credentials, tokens, attributes or SAML.
+/// codes and sizes, never credentials, tokens, attributes or SAML. Once `close` returns (the
+/// client is destroyed), the sink is never called again.
 package final class Logger: Sendable {
     package typealias Sink = @Sendable (LogLevel, String) -> Void
     private struct State {
         var queue: [(LogLevel, String)] = []
         var delivering = false
         var dropped = 0
+        var closed = false
+        /// The thread delivering, while `delivering`.
+        var deliverer: pthread_t?
     }
 
     /// Messages waiting while the sink is slow; beyond this the newest are counted, not kept.
@@ -36,26 +41,51 @@ package final class Logger: Sendable {
         guard let sink, level <= maxLevel else { return }
         let text = message()
         let deliver = state.withLock { state -> Bool in
+            if state.closed { return false }
             if state.queue.count < Self.maxQueued { state.queue.append((level, text)) } else { state.dropped += 1 }
             if state.delivering { return false }
             state.delivering = true
+            state.deliverer = pthread_self()
             return true
         }
         guard deliver else { return }
-        // This thread delivers until the queue is empty; the lock is never held while the sink runs.
+        // This thread delivers until the queue is empty (or the logger is closed); the lock is never
+        // held while the sink runs.
         while true {
             let (batch, dropped) = state.withLock { state -> ([(LogLevel, String)], Int) in
                 defer {
                     state.queue = []
                     state.dropped = 0
                 }
-                if state.queue.isEmpty && state.dropped == 0 { state.delivering = false }
+                if state.closed || (state.queue.isEmpty && state.dropped == 0) {
+                    state.delivering = false
+                    state.deliverer = nil
+                    return ([], 0)
+                }
                 return (state.queue, state.dropped)
             }
             if batch.isEmpty && dropped == 0 { return }
-            for (level, text) in batch { sink(level, text) }
-            if dropped > 0 { sink(.warning, "\(dropped) log messages were dropped (the log sink is slower than the SDK)") }
+            for (level, text) in batch where !state.withLock({ $0.closed }) { sink(level, text) }
+            if dropped > 0 && !state.withLock({ $0.closed }) {
+                sink(.warning, "\(dropped) log messages were dropped (the log sink is slower than the SDK)")
+            }
         }
+    }
+
+    /// Stops the sink for good (ae_client_destroy): messages queued or logged later are dropped, and
+    /// a message another thread is delivering finishes before this returns. From inside the sink
+    /// (a sink that destroys its client) the sink's own call is not waited for: it ends when the
+    /// sink returns, with nothing delivered after it.
+    package func close() {
+        let wait = state.withLock { state -> Bool in
+            state.closed = true
+            state.queue = []
+            state.dropped = 0
+            guard state.delivering, let deliverer = state.deliverer else { return false }
+            return pthread_equal(deliverer, pthread_self()) == 0
+        }
+        guard wait else { return }
+        while state.withLock({ $0.delivering }) { usleep(200) }
     }
 
     package func error(_ message: @autoclosure () -> String) { log(.error, message()) }

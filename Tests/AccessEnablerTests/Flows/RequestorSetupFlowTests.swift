@@ -166,4 +166,22 @@ import Testing
         #expect(lines(flow.exchangeFinished()) == ["finish ok -"])
         #expect(flow.exchangeFinished().isEmpty)
     }
+
+    /// The stored profiles stand when synced within the cache age, unless the profiles call would
+    /// carry an SSO token and none of them is valid: an empty list, or expired profiles only, may
+    /// hide an SSO profile another app of the subject made since.
+    @Test func storedProfilesStandUnlessATokenGoesOutAndNoneIsValid() {
+        let now: Int64 = 10_000
+        let valid = Profile(mvpd: "Cablevision", notBefore: 0, notAfter: now + 1, issuer: "Cablevision", type: "regular", attributes: [:])
+        var expired = valid
+        expired.notAfter = now
+        func stand(_ synced: Bool, _ stored: [Profile], _ token: Bool) -> Bool {
+            RequestorSetupFlow.storedProfilesStand(syncedRecently: synced, stored: stored, carriesIdentity: token, now: now)
+        }
+        #expect(stand(true, [], false) && stand(true, [expired], false) && stand(true, [valid], false))
+        #expect(!stand(false, [valid], false) && !stand(false, [valid], true))
+        #expect(!stand(true, [], true))
+        #expect(!stand(true, [expired], true))
+        #expect(stand(true, [expired, valid], true))
+    }
 }

@@ -36,9 +36,12 @@ package struct V1Service: Backend {
         try await wire.authenticationToken(requestorID).map { [$0.profile] } ?? []
     }
 
-    /// The token keeps what the store knows of it (type, user metadata).
+    /// The token keeps what the store knows of it (type, user metadata); a new one found while the
+    /// platform identity goes with the requests is typed `platformSSO` (ProfileSync.mergedV1).
     package func synced(_ answered: [Profile], stored: [Profile], configuration: RequestorConfiguration, now: Int64) -> [Profile] {
-        ProfileSync.mergedV1(answered.first, stored: stored, configuration: configuration)
+        let platformIdentitySent = !wire.context().identityHeaders([.platformIdentity], nowMillis: now).isEmpty
+        return ProfileSync.mergedV1(
+            answered.first, stored: stored, configuration: configuration, platformIdentitySent: platformIdentitySent)
     }
 
     package func authorize(_ resource: String, profile: Profile, partnerStatus: String?, authorizedUntil: Int64?)
