@@ -25,7 +25,7 @@ import Testing
         for _ in 1..<OutageBreaker.threshold { breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw) }
         #expect(breaker.admit(nowNanos: 0) == .send)
         breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw)
-        #expect(ceilings.asked == [OutageBreaker.firstOpenMillis])
+        #expect(ceilings.asked == [Backoff.outageFirstMillis])
         #expect(breaker.admit(nowNanos: 1) == .holdBack(retryInMillis: 2_000, reason: "HTTP 503", httpStatus: 503))
     }
 
@@ -71,7 +71,7 @@ import Testing
         var breaker = OutageBreaker()
         let ceilings = Ceilings()
         for _ in 0..<OutageBreaker.threshold + 4 { breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw) }
-        #expect(ceilings.asked == [OutageBreaker.firstOpenMillis])
+        #expect(ceilings.asked == [Backoff.outageFirstMillis])
     }
 
     @Test func cancelledOrTLSExchangesSayNothingAboutAdobeButFreeTheProbe() {

@@ -9,9 +9,8 @@
 /// - `closed(failures)`: requests go out; `failures` counts outage answers in a row. The
 ///   `threshold`-th (one call's attempts), or a 5xx that carries `Retry-After`, opens it.
 /// - `open(until, openings)`: nothing is sent; every request is held back at once with
-///   `.unavailable` (a named error, no wait on the wire). `until` is full jitter, a random time
-///   in `0…min(maxOpenMillis, firstOpenMillis·2^(openings-1))` (AWS's "full jitter": clients that
-///   failed together spread out instead of returning together), or the server's `Retry-After`
+///   `.unavailable` (a named error, no wait on the wire). How long is `Backoff.outageHold`: full
+///   jitter, a random time in `0…min(30 s, 2 s·2^(openings-1))`, or the server's `Retry-After`
 ///   plus up to a quarter more.
 /// - `probing(openings)`: `until` passed; exactly one request goes out as the probe and the others
 ///   are still held back. An answer that is not an outage closes the breaker; an outage answer
@@ -25,10 +24,6 @@ package struct OutageBreaker: Sendable, Equatable {
     /// Outage answers in a row that open the breaker: one call's attempts (its first try and the
     /// two retries `Backoff` allows), so one failed call opens it and no call is cut short.
     package static let threshold = 1 + Backoff.maxServerRetries
-    /// The ceiling of the first open draw; each further opening doubles it.
-    package static let firstOpenMillis: Int64 = 2_000
-    /// The ceiling of any draw: a box is back at most this long after Adobe is.
-    package static let maxOpenMillis: Int64 = 30_000
 
     package enum State: Sendable, Equatable {
         case closed(failures: Int)
@@ -112,13 +107,7 @@ package struct OutageBreaker: Sendable, Equatable {
     private mutating func open(
         openings: Int, reason why: String, retryAfterMillis: Int64?, nowNanos: UInt64, random: (Int64) -> Int64
     ) {
-        let millis: Int64
-        if let retryAfterMillis, retryAfterMillis > 0 {
-            millis = retryAfterMillis + random(retryAfterMillis / 4)
-        } else {
-            let ceiling = min(Self.maxOpenMillis, Self.firstOpenMillis << Int64(min(openings, 16) - 1))
-            millis = random(ceiling)
-        }
+        let millis = Backoff.outageHold(opening: openings, retryAfterMillis: retryAfterMillis, random: random)
         reason = why
         state = .open(untilNanos: nowNanos &+ Limits.nanoseconds(millis: max(millis, 0)), openings: openings)
     }
