@@ -19,6 +19,10 @@ package enum Backoff {
     package static let throttleMillis: ClosedRange<Int64> = 1_000...60_000
     /// The longest `Retry-After` honoured on a `retry-after` action or a 5xx.
     package static let maxRetryAfterMillis: Int64 = 60_000
+    /// A 5xx's `Retry-After` up to this long (and no longer than the request timeout) is waited for
+    /// within its call, whose request then goes out once more; a longer one fails the call at once
+    /// and the outage breaker holds the next calls back for it.
+    package static let maxInCallRetryAfterMillis: Int64 = 5_000
     /// The outage breaker's first hold is a random time up to this; each further opening doubles it.
     package static let outageFirstMillis: Int64 = 2_000
     /// The ceiling of any outage hold: a box is back at most this long after Adobe is.

@@ -11,7 +11,8 @@
 /// - `open(until, openings)`: nothing is sent; every request is held back at once with
 ///   `.unavailable` (a named error, no wait on the wire). How long is `Backoff.outageHold`: full
 ///   jitter, a random time in `0…min(30 s, 2 s·2^(openings-1))`, or the server's `Retry-After`
-///   plus up to a quarter more.
+///   plus up to a quarter more. (The one call whose short `Retry-After` RequestExecutor waits out
+///   sends its repeat at `until` even if another request is probing.)
 /// - `probing(openings)`: `until` passed; exactly one request goes out as the probe and the others
 ///   are still held back. An answer that is not an outage closes the breaker; an outage answer
 ///   opens it again for a longer draw.
@@ -74,6 +75,13 @@ package struct OutageBreaker: Sendable, Equatable {
             // The probe is still out: wait for it (its answer decides); the next draw is unknown.
             return .holdBack(retryInMillis: 0, reason: reason, httpStatus: httpStatus)
         }
+    }
+
+    /// How long the breaker still holds requests back (milliseconds, rounded up), or nil when it
+    /// is not open or its hold has passed. Changes nothing.
+    package func holdMillis(nowNanos: UInt64) -> Int64? {
+        guard case .open(let until, _) = state, nowNanos < until else { return nil }
+        return Limits.millis(roundingUp: until - nowNanos)
     }
 
     /// Feeds an exchange's end. `random(upper)` draws uniformly in `0...upper` (milliseconds).
