@@ -238,23 +238,28 @@ def test_pin_is_what_curl_accepts(pki, front):
     assert refused.returncode == 90, refused.stderr  # CURLE_SSL_PINNEDPUBKEYNOTMATCH
 
 
-def test_tls11_only_front_refuses_tls12_clients_and_serves_tls11(pki, front):
-    old = front(pki.good, tls_max="1.1")
-    assert (old.tls_min, old.tls_max, old.alpn, old.ciphers) == ("TLSv1.1", "TLSv1.1", "http/1.1",
+@pytest.mark.parametrize("version, s_client_flag, name, python", [
+    ("1.1", "-tls1_1", "TLSv1.1", "TLSv1_1"),
+    ("1.0", "-tls1", "TLSv1", "TLSv1"),  # OpenSSL 3.0 still serves TLS 1.0 at security level 0
+])
+def test_legacy_only_front_refuses_tls12_clients_and_serves_its_version(pki, front, version, s_client_flag, name,
+                                                                         python):
+    old = front(pki.good, tls_max=version)
+    assert (old.tls_min, old.tls_max, old.alpn, old.ciphers) == (f"TLSv{version}", f"TLSv{version}", "http/1.1",
                                                                  "DEFAULT:@SECLEVEL=0")
     with pytest.raises(ssl.SSLError, match="TLSV1_ALERT_PROTOCOL_VERSION"):
         handshake(old.port, client_context(pki))
     s_client = subprocess.run(["openssl", "s_client", "-brief", "-connect", f"127.0.0.1:{old.port}",
-                               "-servername", "localhost", "-CAfile", pki.ca_file, "-tls1_1",
+                               "-servername", "localhost", "-CAfile", pki.ca_file, s_client_flag,
                                "-cipher", "DEFAULT@SECLEVEL=0"], input="", capture_output=True, text=True)
-    assert s_client.returncode == 0 and "Protocol version: TLSv1.1" in s_client.stderr, s_client.stderr
+    assert s_client.returncode == 0 and f"Protocol version: {name}\n" in s_client.stderr, s_client.stderr
     legacy = client_context(pki)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # ssl.TLSVersion.TLSv1_1
-        legacy.minimum_version = ssl.TLSVersion.TLSv1_1
+        warnings.simplefilter("ignore", DeprecationWarning)  # ssl.TLSVersion.TLSv1_1, TLSv1
+        legacy.minimum_version = getattr(ssl.TLSVersion, python)
     legacy.set_ciphers("DEFAULT:@SECLEVEL=0")
     assert "throttle" in get_config(http.client.HTTPSConnection("localhost", old.port, context=legacy, timeout=10))
-    assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [("TLSv1.1", "http/1.1")]
+    assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [(name, "http/1.1")]  # OpenSSL says TLSv1 for 1.0
 
 
 @needs_curl

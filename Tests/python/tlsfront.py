@@ -367,9 +367,10 @@ class GarbageServer(_BrokenServer):
     """Reads the ClientHello, answers `garbage` (default: a plain-HTTP error, as an http:// server on an
     https:// URL would) and closes the connection."""
 
-    def __init__(self, garbage=b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"):
+    def __init__(self, garbage=b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                 port=0):
         self.garbage = garbage
-        super().__init__()
+        super().__init__(port)
 
     def handle(self, conn):
         conn.sendall(self.garbage)
