@@ -208,6 +208,23 @@ def test_the_latency_proxy_delays_and_counts_connections_handshakes_and_bytes(pk
 
 
 @needs_curl
+def test_assert_protocol_names_a_request_made_over_another_protocol(pki, front):
+    # What conftest checks after every test of an AE_TEST_HTTPS run (scripts/test.sh): the requests the
+    # shared front forwarded used the protocol of the run.
+    h2, http11 = front(pki.good), front(pki.good, alpn="http/1.1")
+    for served in (h2, http11):
+        done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", f"{served.url}/_emulator/config")
+        assert done.returncode == 0, done.stderr
+    assert [r.http for r in wait_requests(h2, 1)] == ["HTTP/2"] and len(wait_requests(http11, 1)) == 1
+    assert len(h2.assert_protocol("h2")) == 1 and len(http11.assert_protocol("http/1.1")) == 1
+    with pytest.raises(AssertionError, match="over http/1.1 \\(HTTP/1.1\\), not h2"):
+        http11.assert_protocol("h2")
+    with pytest.raises(AssertionError, match="over h2 \\(HTTP/2\\), not http/1.1"):
+        h2.assert_protocol("http/1.1")
+    assert h2.assert_protocol("http/1.1", since=1) == []  # only the requests from `since` on
+
+
+@needs_curl
 def test_curl_gets_http11_from_an_http11_only_front(pki, front):
     done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version}",
                 f"{front(pki.good, alpn='http/1.1').url}/_emulator/config")

@@ -24,7 +24,8 @@ front that a client at OpenSSL's default security level accepts: see Front).
 `Front(backend_url, pair, directory, alpn=..., tls_min=..., tls_max=..., ipv6=...)` runs nghttpx (TLS on
 127.0.0.1 and optionally [::1]) in front of a plain-HTTP backend; `requests()` reads its access log.
 nghttpx ends when the thread that started it does, even if the test process is killed (PR_SET_PDEATHSIG):
-start a Front from the main thread (pytest fixtures run there). The servers that break TLS or HTTP/2 on purpose
+start a Front from the main thread (pytest fixtures run there). `assert_protocol("h2" | "http/1.1")` checks
+that the requests it forwarded used that protocol. The servers that break TLS or HTTP/2 on purpose
 (`HandshakeDropper`, `GarbageServer`, `StallServer`, `SilentServer`, `GoawayServer`, `ResetStreamServer`)
 are in tlsservers.py, re-exported here. `LatencyProxy(port, delay_ms)` adds latency in user space.
 
@@ -249,6 +250,17 @@ class Front(_Endpoint):
             entries.append(Request(f[0], f[1], f[2], f[3], f[4], f[5], f[6] == "r", None if f[7] == "-" else f[7],
                                    int(f[8]), float(f[9]), f[10], f[11]))
         return entries
+
+    def assert_protocol(self, protocol, since=0):
+        """Checks that the requests of the access log from position `since` on were made over `protocol`
+        ("h2": ALPN h2, HTTP/2; "http/1.1": ALPN http/1.1, HTTP/1.1); returns them. AssertionError names
+        the first that was not."""
+        expected = {"h2": ("h2", "HTTP/2"), "http/1.1": ("http/1.1", "HTTP/1.1")}[protocol]
+        requests = self.requests()[since:]
+        for request in requests:
+            assert (request.alpn, request.http) == expected, \
+                f"{request.method} {request.path} went over {request.alpn} ({request.http}), not {protocol}"
+        return requests
 
     def connections(self):
         """The clients ("address port") of the access log's requests, each once, in order of first request."""
