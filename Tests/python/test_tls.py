@@ -224,6 +224,37 @@ def test_a_thousand_resources_go_as_streams_of_one_h2_connection(fronts, pki, ma
     assert proxy.counters()["connections"] == connections + 1, "the preconnect's connection only"
 
 
+@pytest.mark.parametrize("alpn", ["h2,http/1.1", "http/1.1"])
+def test_a_second_connection_of_the_same_client_resumes_its_tls_session(fronts, pki, make_client, recorder,
+                                                                        emulator, alpn):
+    # The front closes a connection idle for 1 s: the client's next request opens a new one, whose
+    # handshake resumes the session the first connection got (the client's libcurl share,
+    # CURL_LOCK_DATA_SSL_SESSION; the front logs $tls_session_reused). Another client of the same
+    # process keeps sessions of its own: its first handshake is a full one.
+    front = fronts.start(pki.good, alpn=alpn,
+                         extra_args=["--frontend-http2-read-timeout=1s", "--frontend-keep-alive-timeout=1s"])
+    client = client_for(make_client, pki, front.url)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    first = set(front.connections())
+    assert not front.requests()[0].resumed, "the client's first handshake is a full one"
+    time.sleep(2)  # the front closes the idle connection(s)
+    client.get_authentication()
+    recorder.wait("display_provider_dialog")
+    client.set_selected_provider("Cablevision")
+    recorder.wait("status", lambda s: s["errorId"] == "REGCODE")
+    later = [r for r in front.requests() if r.client not in first]
+    assert later, f"no new connection: {front.requests()}"
+    assert all(r.resumed for r in later), later
+    seen = set(front.connections())
+    other = Recorder()
+    second = client_for(make_client, pki, front.url, delegate=other, device_id="tv-device-2")
+    second.set_requestor("REF30")
+    assert other.wait("set_requestor_complete") == (1,)
+    theirs = [r for r in front.requests() if r.client not in seen]
+    assert theirs and not theirs[0].resumed, "sessions are per client"
+
+
 @pytest.mark.parametrize("family", ["url_ip", "url_v6"])
 def test_ipv4_and_ipv6_addresses(fronts, pki, make_client, recorder, family):
     front = fronts.start(pki.good, ipv6=True)
