@@ -224,6 +224,17 @@ def test_assert_protocol_names_a_request_made_over_another_protocol(pki, front):
     assert h2.assert_protocol("http/1.1", since=1) == []  # only the requests from `since` on
 
 
+def test_the_latency_proxy_sets_tcp_nodelay_on_both_sides(pki, front):
+    # Without it, Nagle's algorithm holds a delayed chunk until the previous one is acknowledged,
+    # which a delayed ACK puts off by up to 40 ms: about 0.4 RTT of the proxy's own at 100 ms.
+    good = front(pki.good)
+    with tlsfront.LatencyProxy(good.port, 0) as proxy:
+        handshake(proxy.port, client_context(pki))
+        assert len(proxy.pairs) == 1
+        for sock in proxy.pairs[0]:
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
 @needs_curl
 def test_curl_gets_http11_from_an_http11_only_front(pki, front):
     done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version}",
