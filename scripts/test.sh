@@ -139,7 +139,8 @@ python3 -m pytest -q "${parallel[@]}" --durations=15 Tests/python
 step "core flows over TLS through nghttpx (AE_TEST_HTTPS): https + HTTP/2, https + HTTP/1.1"
 # setRequestor cold and warm, login, authorization, preauthorization, logout, partner SSO and TempPass
 # (both API generations) through a TLS 1.3 front with a test root as ca_file; the TLS options and the
-# certificate-failure matrix are test_tls.py's, in the step above.
+# certificate-failure matrix are test_tls.py's and test_tls_matrix.py's, in the step above. After each test,
+# conftest checks in the front's access log that every request it forwarded used h2 (or HTTP/1.1).
 for alpn in h2 http/1.1; do
     AE_TEST_HTTPS=$alpn python3 -m pytest -q "${parallel[@]}" Tests/python/test_flows.py \
         Tests/python/test_partner.py Tests/python/test_temporary_access.py

@@ -18,6 +18,27 @@ import Testing
         }
     }
 
+    /// The outage breaker's curve: full jitter under a ceiling that doubles per opening from 2 s up
+    /// to 30 s; after a 5xx's Retry-After, that long plus up to a quarter more.
+    @Test func theOutageHoldIsFullJitterUnderADoublingCeilingOrRetryAfterPlusAQuarter() {
+        #expect((1...8).map(Backoff.outageCeiling(opening:)) == [2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 30_000])
+        #expect(Backoff.outageCeiling(opening: 0) == 2_000 && Backoff.outageCeiling(opening: .max) == 30_000)
+        var asked: [Int64] = []
+        func hold(_ opening: Int, _ retryAfter: Int64?, drawing answer: (Int64) -> Int64) -> Int64 {
+            Backoff.outageHold(opening: opening, retryAfterMillis: retryAfter) {
+                asked.append($0); return answer($0)
+            }
+        }
+        #expect(hold(3, nil) { _ in 123 } == 123)
+        #expect(hold(1, 0) { $0 } == 2_000)
+        #expect(hold(1, 20_000) { $0 } == 25_000)
+        #expect(hold(9, 1_000) { _ in 0 } == 1_000)
+        #expect(asked == [8_000, 2_000, 5_000, 250])
+        for _ in 0..<50 {
+            #expect((0...2_000).contains(Backoff.outageHold(opening: 1, retryAfterMillis: nil) { Int64.random(in: 0...$0) }))
+        }
+    }
+
     /// A request that could not connect is sent again after the policy's wait, slept on the
     /// executor's clock.
     @Test func theExecutorWaitsOnItsClock() async throws {

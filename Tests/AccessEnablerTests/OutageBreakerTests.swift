@@ -25,7 +25,7 @@ import Testing
         for _ in 1..<OutageBreaker.threshold { breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw) }
         #expect(breaker.admit(nowNanos: 0) == .send)
         breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw)
-        #expect(ceilings.asked == [OutageBreaker.firstOpenMillis])
+        #expect(ceilings.asked == [Backoff.outageFirstMillis])
         #expect(breaker.admit(nowNanos: 1) == .holdBack(retryInMillis: 2_000, reason: "HTTP 503", httpStatus: 503))
     }
 
@@ -71,7 +71,7 @@ import Testing
         var breaker = OutageBreaker()
         let ceilings = Ceilings()
         for _ in 0..<OutageBreaker.threshold + 4 { breaker.record(Self.outage, nowNanos: 0, random: ceilings.draw) }
-        #expect(ceilings.asked == [OutageBreaker.firstOpenMillis])
+        #expect(ceilings.asked == [Backoff.outageFirstMillis])
     }
 
     @Test func cancelledOrTLSExchangesSayNothingAboutAdobeButFreeTheProbe() {
@@ -134,5 +134,93 @@ import Testing
         #expect(try await executor.send(request, operation: "d").status == 200)
         #expect(executor.outageBreaker.state == .closed(failures: 0))
         #expect(transport.sent.withLock { $0 } == 4)
+    }
+
+    /// A clock whose sleeps advance the breaker's monotonic time; records them.
+    private final class Advancing: WallClock, @unchecked Sendable {
+        let now = Locked<UInt64>(0)
+        let slept = Locked<[Int64]>([])
+        func nowMillis() -> Int64 { Int64(now.withLock { $0 } / 1_000_000) }
+        func sleep(millis: Int64) async {
+            slept.withLock { $0.append(millis) }
+            now.withLock { $0 += UInt64(max(millis, 0)) * 1_000_000 }
+        }
+    }
+
+    /// Answers each request with the next (status, Retry-After seconds) of its script, then 200.
+    private final class RetryAfterScript: HTTPTransport, @unchecked Sendable {
+        let answers: Locked<[(Int, String?)]>
+        let sent = Locked(0)
+        init(_ answers: [(Int, String?)]) { self.answers = Locked(answers) }
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            sent.withLock { $0 += 1 }
+            let (status, retryAfter) = answers.withLock { $0.isEmpty ? (200, nil) : $0.removeFirst() }
+            return HTTPResponse(status: status, headers: retryAfter.map { [("Retry-After", $0)] } ?? [], body: [])
+        }
+        func shutdown() {}
+    }
+
+    private func executor(_ transport: RetryAfterScript, _ clock: Advancing, timeout: Int = 30_000) -> RequestExecutor {
+        RequestExecutor(
+            transport: transport, requestsPerSecond: 0, logger: .silent, clock: clock, requestTimeoutMillis: timeout,
+            monotonic: { clock.now.withLock { $0 } }, draw: { $0 })
+    }
+
+    /// An idempotent call (DCR's token) answered 503 with `Retry-After: 1`: the call waits out the
+    /// breaker's hold (1 s plus at most a quarter: the draw here takes it all) and sends once more;
+    /// that answer closes the breaker.
+    @Test func aShortRetryAfterOnA5xxIsWaitedOutWithinTheCallAndTheRequestRepeatedOnce() async throws {
+        let clock = Advancing()
+        let transport = RetryAfterScript([(503, "1")])
+        let executor = executor(transport, clock)
+        let request = HTTPRequest(method: "POST", url: "https://x/o/client/token")
+        #expect(try await executor.send(request, operation: "token", retry: .idempotent).status == 200)
+        #expect(transport.sent.withLock { $0 } == 2)
+        #expect(clock.slept.withLock { $0 } == [1_250])
+        #expect(executor.outageBreaker.state == .closed(failures: 0))
+    }
+
+    /// Only once per call: a second 503 with Retry-After ends the call with that answer, and the
+    /// breaker holds the next call back.
+    @Test func aSecondRetryAfterInTheSameCallIsNotWaitedFor() async throws {
+        let clock = Advancing()
+        let transport = RetryAfterScript([(503, "1"), (503, "1")])
+        let executor = executor(transport, clock)
+        let request = HTTPRequest(method: "POST", url: "https://x/o/client/token")
+        #expect(try await executor.send(request, operation: "token", retry: .idempotent).status == 503)
+        #expect(transport.sent.withLock { $0 } == 2)
+        await #expect(throws: ServiceError.self) { try await executor.send(request, operation: "token", retry: .idempotent) }
+        #expect(transport.sent.withLock { $0 } == 2)
+    }
+
+    /// A Retry-After longer than the call's budget (5 s, or the request timeout when shorter) is not
+    /// waited for: the call ends at once with the 503, and the breaker holds the next call back
+    /// without a request.
+    @Test(arguments: [("6", 30_000), ("2", 1_500)])
+    func aLongRetryAfterFailsTheCallAtOnceAndTheBreakerHolds(retryAfter: String, timeout: Int) async throws {
+        let clock = Advancing()
+        let transport = RetryAfterScript([(503, retryAfter)])
+        let executor = executor(transport, clock, timeout: timeout)
+        let request = HTTPRequest(method: "POST", url: "https://x/o/client/token")
+        #expect(try await executor.send(request, operation: "token", retry: .idempotent).status == 503)
+        #expect(clock.slept.withLock { $0 }.isEmpty)
+        do {
+            _ = try await executor.send(request, operation: "token", retry: .idempotent)
+            Issue.record("not held back")
+        } catch {
+            guard case .unavailable(_, "HTTP 503", 503) = error else { throw error }
+        }
+        #expect(transport.sent.withLock { $0 } == 1)
+    }
+
+    /// A call that is not repeatable (no `retry` action, not idempotent) is not repeated after a
+    /// short Retry-After either: the host gets the 503, and the breaker holds.
+    @Test func aCallThatIsNotRepeatableIsNotRepeatedAfterAShortRetryAfter() async throws {
+        let clock = Advancing()
+        let transport = RetryAfterScript([(503, "1")])
+        let executor = executor(transport, clock)
+        let request = HTTPRequest(method: "GET", url: "https://x/decisions")
+        #expect(try await executor.send(request, operation: "decision").status == 503)
+        #expect(transport.sent.withLock { $0 } == 1 && clock.slept.withLock { $0 }.isEmpty)
     }
 }

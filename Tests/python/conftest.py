@@ -106,14 +106,19 @@ def wire(api):
 @pytest.fixture
 def make_client(emulator, recorder, api, shared_emulator, https_pki, tmp_path_factory):
     """Creates clients on the emulator (fast polling, no client-side pacing); closes them after.
-    With AE_TEST_HTTPS, through the worker's TLS front."""
+    With AE_TEST_HTTPS, through the worker's TLS front; after the test, every request the front
+    forwarded during it must have used the protocol asked for (h2, or HTTP/1.1), from its access log."""
     clients = []
+    front_log = {}  # the worker's front and the length of its access log before the test's first client
 
     def make(delegate=None, **options):
         settings = dict(software_statement=SOFTWARE_STATEMENT, base_url=emulator.url, device_id="tv-device-1",
                         poll_interval_ms=1000, max_requests_per_second=-1,
                         api_generation=ae.AE_API_V1 if api == "v1" else ae.AE_API_V2)
         settings.update(https_settings(shared_emulator, https_pki, tmp_path_factory))
+        if HTTPS and "front" not in front_log:
+            front = shared_emulator["front"]
+            front_log.update(front=front, since=len(front.requests()))
         settings.update(options)
         client = ae.Client(delegate=delegate or recorder, **settings)
         clients.append(client)
@@ -122,6 +127,8 @@ def make_client(emulator, recorder, api, shared_emulator, https_pki, tmp_path_fa
     yield make
     for client in clients:
         client.close()
+    if front_log:
+        front_log["front"].assert_protocol(HTTPS, since=front_log["since"])
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 """The outage breaker through the C API: once Adobe failed a whole call's attempts (5xx, refused,
 timed out), further calls are answered at once with a named error and send nothing, until a random
 time (full jitter) lets one probe out; its success closes the breaker. A 5xx with Retry-After holds
-every call back for that long. Docs: docs/OUTAGE.md."""
+every call back for that long; the call that met it is repeated once at the end of the hold when
+the Retry-After is short (at most 5 s and the request timeout), else it fails at once. Docs:
+docs/OUTAGE.md, docs/ERRORS.md "Retries"."""
 import time
 
 import pytest
@@ -10,11 +12,12 @@ from conftest import login
 from harness import Recorder, authorize_once_adobe_is_back
 
 both_apis = pytest.mark.parametrize("api", ["v2", "v1"], indirect=True)  # `wire`: its operations
+REQUEST_TIMEOUT_MS = 2000  # a Retry-After of 3 s is longer than a call's budget, 1 s is within it
 
 
 @pytest.fixture
 def signed_in(make_client, recorder, emulator, tmp_path):
-    client = make_client(storage_path=str(tmp_path / "store.sqlite"))
+    client = make_client(storage_path=str(tmp_path / "store.sqlite"), request_timeout_ms=REQUEST_TIMEOUT_MS)
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete") == (1,)
     login(client, recorder, emulator)
@@ -83,6 +86,7 @@ def test_refused_connections_open_it_too_and_setrequestor_keeps_the_stored_confi
 
 @both_apis
 def test_a_5xx_with_retry_after_holds_every_call_back_that_long(signed_in, recorder, emulator, wire):
+    # 3 s: longer than the call's budget (the 2-s request timeout), so not waited for within it.
     emulator.faults({"operation": wire.decision, "kind": "status", "status": 503, "retry_after": 3})
     started = time.monotonic()
     name, status, elapsed = authorize(signed_in, recorder)
@@ -100,3 +104,17 @@ def test_a_5xx_with_retry_after_holds_every_call_back_that_long(signed_in, recor
     waited = time.monotonic() - started
     assert held > 0 and waited >= 3.0 - 0.1, "calls went out before Retry-After"
     assert len(decision_requests(emulator, wire)) == 2
+
+
+@both_apis
+def test_a_short_retry_after_is_waited_out_within_the_call_and_the_request_repeated_once(
+        signed_in, recorder, emulator, wire):
+    # A 503 (action retry) with Retry-After: 1, within the call's budget: the call waits out the
+    # breaker's hold (1 to 1.25 s) and sends its request once more, which gets the token.
+    emulator.faults({"operation": wire.decision, "kind": "status", "status": 503, "retry_after": 1, "requests": [1]})
+    name, status, elapsed = authorize(signed_in, recorder)
+    assert name == "set_token", status
+    first, second = decision_requests(emulator, wire)
+    assert (first["status"], second["status"]) == (503, 200)
+    assert 1000 - 5 <= second["t_ms"] - first["t_ms"] <= 1250 + 500
+    assert elapsed < 1.25 + 1.5

@@ -208,6 +208,34 @@ def test_the_latency_proxy_delays_and_counts_connections_handshakes_and_bytes(pk
 
 
 @needs_curl
+def test_assert_protocol_names_a_request_made_over_another_protocol(pki, front):
+    # What conftest checks after every test of an AE_TEST_HTTPS run (scripts/test.sh): the requests the
+    # shared front forwarded used the protocol of the run.
+    h2, http11 = front(pki.good), front(pki.good, alpn="http/1.1")
+    for served in (h2, http11):
+        done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", f"{served.url}/_emulator/config")
+        assert done.returncode == 0, done.stderr
+    assert [r.http for r in wait_requests(h2, 1)] == ["HTTP/2"] and len(wait_requests(http11, 1)) == 1
+    assert len(h2.assert_protocol("h2")) == 1 and len(http11.assert_protocol("http/1.1")) == 1
+    with pytest.raises(AssertionError, match="over http/1.1 \\(HTTP/1.1\\), not h2"):
+        http11.assert_protocol("h2")
+    with pytest.raises(AssertionError, match="over h2 \\(HTTP/2\\), not http/1.1"):
+        h2.assert_protocol("http/1.1")
+    assert h2.assert_protocol("http/1.1", since=1) == []  # only the requests from `since` on
+
+
+def test_the_latency_proxy_sets_tcp_nodelay_on_both_sides(pki, front):
+    # Without it, Nagle's algorithm holds a delayed chunk until the previous one is acknowledged,
+    # which a delayed ACK puts off by up to 40 ms: about 0.4 RTT of the proxy's own at 100 ms.
+    good = front(pki.good)
+    with tlsfront.LatencyProxy(good.port, 0) as proxy:
+        handshake(proxy.port, client_context(pki))
+        assert len(proxy.pairs) == 1
+        for sock in proxy.pairs[0]:
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+@needs_curl
 def test_curl_gets_http11_from_an_http11_only_front(pki, front):
     done = curl("--http2", "--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version}",
                 f"{front(pki.good, alpn='http/1.1').url}/_emulator/config")
@@ -238,23 +266,28 @@ def test_pin_is_what_curl_accepts(pki, front):
     assert refused.returncode == 90, refused.stderr  # CURLE_SSL_PINNEDPUBKEYNOTMATCH
 
 
-def test_tls11_only_front_refuses_tls12_clients_and_serves_tls11(pki, front):
-    old = front(pki.good, tls_max="1.1")
-    assert (old.tls_min, old.tls_max, old.alpn, old.ciphers) == ("TLSv1.1", "TLSv1.1", "http/1.1",
+@pytest.mark.parametrize("version, s_client_flag, name, python", [
+    ("1.1", "-tls1_1", "TLSv1.1", "TLSv1_1"),
+    ("1.0", "-tls1", "TLSv1", "TLSv1"),  # OpenSSL 3.0 still serves TLS 1.0 at security level 0
+])
+def test_legacy_only_front_refuses_tls12_clients_and_serves_its_version(pki, front, version, s_client_flag, name,
+                                                                         python):
+    old = front(pki.good, tls_max=version)
+    assert (old.tls_min, old.tls_max, old.alpn, old.ciphers) == (f"TLSv{version}", f"TLSv{version}", "http/1.1",
                                                                  "DEFAULT:@SECLEVEL=0")
     with pytest.raises(ssl.SSLError, match="TLSV1_ALERT_PROTOCOL_VERSION"):
         handshake(old.port, client_context(pki))
     s_client = subprocess.run(["openssl", "s_client", "-brief", "-connect", f"127.0.0.1:{old.port}",
-                               "-servername", "localhost", "-CAfile", pki.ca_file, "-tls1_1",
+                               "-servername", "localhost", "-CAfile", pki.ca_file, s_client_flag,
                                "-cipher", "DEFAULT@SECLEVEL=0"], input="", capture_output=True, text=True)
-    assert s_client.returncode == 0 and "Protocol version: TLSv1.1" in s_client.stderr, s_client.stderr
+    assert s_client.returncode == 0 and f"Protocol version: {name}\n" in s_client.stderr, s_client.stderr
     legacy = client_context(pki)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # ssl.TLSVersion.TLSv1_1
-        legacy.minimum_version = ssl.TLSVersion.TLSv1_1
+        warnings.simplefilter("ignore", DeprecationWarning)  # ssl.TLSVersion.TLSv1_1, TLSv1
+        legacy.minimum_version = getattr(ssl.TLSVersion, python)
     legacy.set_ciphers("DEFAULT:@SECLEVEL=0")
     assert "throttle" in get_config(http.client.HTTPSConnection("localhost", old.port, context=legacy, timeout=10))
-    assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [("TLSv1.1", "http/1.1")]
+    assert [(r.tls, r.alpn) for r in wait_requests(old, 1)] == [(name, "http/1.1")]  # OpenSSL says TLSv1 for 1.0
 
 
 @needs_curl

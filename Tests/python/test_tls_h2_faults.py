@@ -1,20 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A TLS front that breaks a request at the HTTP/2 layer (tlsfront.GoawayServer, ResetStreamServer): the
-handshake succeeds (ALPN h2, the test root's certificate), then the request's stream gets a GOAWAY or a
-RST_STREAM, before any answer or in the middle of one. Each call ends in its documented callback with a
+"""A TLS front that breaks a request after the handshake: at the HTTP/2 layer (tlsfront.GoawayServer,
+ResetStreamServer: the handshake succeeds, ALPN h2, the test root's certificate, then the request's
+stream gets a GOAWAY or a RST_STREAM, before any answer or in the middle of one), or by never answering
+(tlsfront.SilentServer, over h2 and over HTTP/1.1: a named timeout within the request timeout). Each call ends in its documented callback with a
 named error (CFG404 for setRequestor, Z120 for getAuthorization, libcurl's text naming the HTTP/2
 failure) well within the configured timeouts, sends nothing on to Adobe, leaves the store as it was, and
 the same client succeeds once the front is fixed (the same URL: a good front on the broken one's port)."""
 import re
-import sqlite3
 import time
-from contextlib import closing
 
 import pytest
 import tlsfront
 from conftest import login
 from harness import ae
-from test_tls import client_for, fronts, pki  # noqa: F401 (fronts, pki: fixtures)
+from test_tls import client_for, fronts, pki, store_rows  # noqa: F401 (fronts, pki: fixtures)
 
 CONNECT_TIMEOUT_MS = 1000
 
@@ -58,13 +57,6 @@ def broken(fronts, pki, mode, port=0):
     server = kind(pki.good, port=port, **options)
     fronts.running.append(server)
     return server
-
-
-def store_rows(path):
-    """Every row of every table of the store (read-only), by table."""
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {table: sorted(map(repr, db.execute(f'SELECT * FROM "{table}"'))) for table in tables}
 
 
 def assert_named_failure(recorder, callback, mode, error_id, prefix):
@@ -129,5 +121,72 @@ def test_get_authorization_through_a_broken_h2_front_is_z120_loses_nothing_and_t
     assert emulator.log() == []
     server.stop()
     fronts.start(pki.good, port=good.port)
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+
+
+# --- a front that completes the handshake and then says nothing -------------------------------------
+STALL_TIMEOUT_MS = 2000
+TIMED_OUT = r"timed out"  # the SDK names a timeout (TransportError.timedOut), whatever libcurl said
+
+
+@pytest.mark.parametrize("alpn", ["h2", "http/1.1"])
+def test_a_front_that_stalls_after_the_handshake_fails_a_cold_set_requestor_within_the_request_timeout(
+        fronts, pki, make_client, recorder, emulator, tmp_path, alpn):
+    store = str(tmp_path / "store.sqlite")
+    server = tlsfront.SilentServer(pki.good, alpn=alpn)
+    fronts.running.append(server)
+    client = client_for(make_client, pki, server.url, storage_path=store, connect_timeout_ms=CONNECT_TIMEOUT_MS,
+                        request_timeout_ms=STALL_TIMEOUT_MS)
+    before = store_rows(store)
+    started = time.monotonic()
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", timeout=15) == (0,)
+    elapsed = time.monotonic() - started
+    assert STALL_TIMEOUT_MS / 1000 - 0.1 <= elapsed < STALL_TIMEOUT_MS / 1000 + 2, elapsed
+    assert recorder.names()[-2:] == ["status", "set_requestor_complete"], recorder.summary()
+    status = recorder.statuses()[-1]
+    assert (status["errorId"], status["enhancedError"]["code"]) == ("CFG404", "network_error"), status
+    assert re.search(TIMED_OUT, status["message"]), status
+    assert server.streams == [1], "the registration went out once (not idempotent: not repeated)"
+    assert store_rows(store) == before and not any(before.values()), "nothing half-registered"
+    assert emulator.log() == []
+    server.stop()
+    fronts.start(pki.good, port=server.port, alpn="h2,http/1.1" if alpn == "h2" else "http/1.1")
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete", count=2) == (1,)
+
+
+@pytest.mark.parametrize("alpn", ["h2", "http/1.1"])
+def test_a_front_that_stalls_after_the_handshake_fails_get_authorization_within_the_request_timeout(
+        fronts, pki, make_client, recorder, emulator, tmp_path, alpn):
+    store = str(tmp_path / "store.sqlite")
+    front_alpn = "h2,http/1.1" if alpn == "h2" else "http/1.1"
+    good = fronts.start(pki.good, alpn=front_alpn)
+    client = client_for(make_client, pki, good.url, storage_path=store, connect_timeout_ms=CONNECT_TIMEOUT_MS,
+                        request_timeout_ms=STALL_TIMEOUT_MS)
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete") == (1,)
+    login(client, recorder, emulator)
+    good.stop()  # the same URL now reaches the silent server
+    server = tlsfront.SilentServer(pki.good, alpn=alpn, port=good.port)
+    fronts.running.append(server)
+    emulator.clear_log()
+    before = store_rows(store)
+    started = time.monotonic()
+    client.get_authorization("LIVE")
+    resource, code, description = recorder.wait("token_request_failed", timeout=15)
+    elapsed = time.monotonic() - started
+    assert STALL_TIMEOUT_MS / 1000 - 0.1 <= elapsed < STALL_TIMEOUT_MS / 1000 + 2, elapsed
+    assert recorder.names()[-2:] == ["status", "token_request_failed"], recorder.summary()
+    status = recorder.statuses()[-1]
+    assert (status["errorId"], status["enhancedError"]["code"]) == ("Z120", "network_error"), status
+    assert re.search(TIMED_OUT, status["message"]), status
+    assert (resource, code, description) == ("LIVE", ae.GENERIC_AUTHORIZATION_ERROR, status["message"])
+    assert server.streams and len(server.streams) == 1, "the decision went out once"
+    assert store_rows(store) == before
+    assert emulator.log() == []
+    server.stop()
+    fronts.start(pki.good, port=good.port, alpn=front_alpn)
     client.get_authorization("LIVE")
     assert recorder.wait("set_token")[1] == "LIVE"

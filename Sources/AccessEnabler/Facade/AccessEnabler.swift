@@ -107,7 +107,7 @@ public final class AccessEnabler: @unchecked Sendable {
         self.callbacks = callbacks
         let executor = RequestExecutor(
             transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
-            serverClock: serverClock, logger: logger)
+            serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis)
         let sink = CallbackSink(queue: callbacks)
         // The engine never needs the store key (the store's sealer holds its own copy): without it
         // here, the caller's copy is the only one left, which the C thunk then wipes in place.

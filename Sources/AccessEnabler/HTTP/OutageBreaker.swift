@@ -9,10 +9,10 @@
 /// - `closed(failures)`: requests go out; `failures` counts outage answers in a row. The
 ///   `threshold`-th (one call's attempts), or a 5xx that carries `Retry-After`, opens it.
 /// - `open(until, openings)`: nothing is sent; every request is held back at once with
-///   `.unavailable` (a named error, no wait on the wire). `until` is full jitter, a random time
-///   in `0…min(maxOpenMillis, firstOpenMillis·2^(openings-1))` (AWS's "full jitter": clients that
-///   failed together spread out instead of returning together), or the server's `Retry-After`
-///   plus up to a quarter more.
+///   `.unavailable` (a named error, no wait on the wire). How long is `Backoff.outageHold`: full
+///   jitter, a random time in `0…min(30 s, 2 s·2^(openings-1))`, or the server's `Retry-After`
+///   plus up to a quarter more. (The one call whose short `Retry-After` RequestExecutor waits out
+///   sends its repeat at `until` even if another request is probing.)
 /// - `probing(openings)`: `until` passed; exactly one request goes out as the probe and the others
 ///   are still held back. An answer that is not an outage closes the breaker; an outage answer
 ///   opens it again for a longer draw.
@@ -25,10 +25,6 @@ package struct OutageBreaker: Sendable, Equatable {
     /// Outage answers in a row that open the breaker: one call's attempts (its first try and the
     /// two retries `Backoff` allows), so one failed call opens it and no call is cut short.
     package static let threshold = 1 + Backoff.maxServerRetries
-    /// The ceiling of the first open draw; each further opening doubles it.
-    package static let firstOpenMillis: Int64 = 2_000
-    /// The ceiling of any draw: a box is back at most this long after Adobe is.
-    package static let maxOpenMillis: Int64 = 30_000
 
     package enum State: Sendable, Equatable {
         case closed(failures: Int)
@@ -81,6 +77,13 @@ package struct OutageBreaker: Sendable, Equatable {
         }
     }
 
+    /// How long the breaker still holds requests back (milliseconds, rounded up), or nil when it
+    /// is not open or its hold has passed. Changes nothing.
+    package func holdMillis(nowNanos: UInt64) -> Int64? {
+        guard case .open(let until, _) = state, nowNanos < until else { return nil }
+        return Limits.millis(roundingUp: until - nowNanos)
+    }
+
     /// Feeds an exchange's end. `random(upper)` draws uniformly in `0...upper` (milliseconds).
     package mutating func record(
         _ outcome: Outcome, nowNanos: UInt64, random: (Int64) -> Int64 = { Int64.random(in: 0...$0) }
@@ -112,13 +115,7 @@ package struct OutageBreaker: Sendable, Equatable {
     private mutating func open(
         openings: Int, reason why: String, retryAfterMillis: Int64?, nowNanos: UInt64, random: (Int64) -> Int64
     ) {
-        let millis: Int64
-        if let retryAfterMillis, retryAfterMillis > 0 {
-            millis = retryAfterMillis + random(retryAfterMillis / 4)
-        } else {
-            let ceiling = min(Self.maxOpenMillis, Self.firstOpenMillis << Int64(min(openings, 16) - 1))
-            millis = random(ceiling)
-        }
+        let millis = Backoff.outageHold(opening: openings, retryAfterMillis: retryAfterMillis, random: random)
         reason = why
         state = .open(untilNanos: nowNanos &+ Limits.nanoseconds(millis: max(millis, 0)), openings: openings)
     }

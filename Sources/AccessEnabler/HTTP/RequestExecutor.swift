@@ -33,12 +33,17 @@ package final class RequestExecutor: Sendable {
     /// tests.
     private let monotonic: @Sendable () -> UInt64
     private let draw: @Sendable (Int64) -> Int64
+    /// The longest 5xx `Retry-After` waited for within its call (then the request goes out once
+    /// more): `Backoff.maxInCallRetryAfterMillis`, at most the request timeout.
+    private let inCallRetryAfterMillis: Int64
 
     package init(
         transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
-        clock: any WallClock = SystemClock(), monotonic: @escaping @Sendable () -> UInt64 = monotonicNanos,
+        clock: any WallClock = SystemClock(), requestTimeoutMillis: Int = Defaults.requestTimeoutMillis,
+        monotonic: @escaping @Sendable () -> UInt64 = monotonicNanos,
         draw: @escaping @Sendable (Int64) -> Int64 = { Int64.random(in: 0...max($0, 0)) }
     ) {
+        self.inCallRetryAfterMillis = min(Backoff.maxInCallRetryAfterMillis, Int64(max(requestTimeoutMillis, 0)))
         self.monotonic = monotonic
         self.draw = draw
         self.transport = transport
@@ -62,6 +67,10 @@ package final class RequestExecutor: Sendable {
         var connectRetried = false
         var serverRetries = 0
         var paced = false
+        // A 5xx's short Retry-After was waited for (once per call); the repeat goes out even if
+        // another request is the breaker's probe by then.
+        var waitedRetryAfter = false
+        var repeatAfterHold = false
         while true {
             if !paced {
                 let now = monotonicNanos()
@@ -75,10 +84,13 @@ package final class RequestExecutor: Sendable {
             }
             paced = false
             if Task.isCancelled { throw .transport(.cancelled) }
-            if case .holdBack(let retryIn, let reason, let status) = breaker.withLock({ $0.admit(nowNanos: monotonic()) }) {
+            if case .holdBack(let retryIn, let reason, let status) = breaker.withLock({ $0.admit(nowNanos: monotonic()) }),
+                !repeatAfterHold
+            {
                 logger.info("\(operation): not sent, Adobe is failing (\(reason)); next attempt in \(retryIn) ms")
                 throw .unavailable(retryInMillis: retryIn, reason: reason, httpStatus: status)
             }
+            repeatAfterHold = false
             let response: HTTPResponse
             do {
                 response = try await transport.send(request)
@@ -114,16 +126,21 @@ package final class RequestExecutor: Sendable {
             }
             serverClock?.observe(dateHeader: response.header("Date"))
             logger.debug("\(request.method) \(operation) -> \(response.status)")
-            // A 5xx with Retry-After is not repeated within the call: the host gets its error now
-            // and the outage breaker holds every call back for that long (Retry-After across calls).
-            let waitAcrossCalls = response.status >= 500 && Backoff.retryAfter(response) != nil
+            // A 5xx with Retry-After opened the outage breaker for that long: every call is held back
+            // (Retry-After across calls). A call that may be repeated waits a short one out
+            // (`inCallRetryAfterMillis`) and sends its request once more when the hold ends; a long
+            // one, or a second one, is not repeated: the host gets its error now.
+            let serverRetryAfter = response.status >= 500 ? Backoff.retryAfter(response) : nil
+            let waitAcrossCalls = serverRetryAfter.map { $0 > inCallRetryAfterMillis || waitedRetryAfter } ?? false
             if response.status >= 400, response.status != 429, !waitAcrossCalls, actionRetries < Backoff.maxActionRetries,
                 case .enhanced(let error, _) = Self.failure(from: response),
                 error.action == "retry" || error.action == "retry-after"
             {
                 // Adobe says the call may succeed if repeated: bounded, exponential, with jitter.
                 actionRetries += 1
-                let wait = Backoff.retryAfter(response) ?? Backoff.retry(attempt: actionRetries)
+                let wait =
+                    serverRetryAfter.map { holdAfter(retryAfter: $0, waited: &waitedRetryAfter, sendAtEnd: &repeatAfterHold) }
+                    ?? Backoff.retryAfter(response) ?? Backoff.retry(attempt: actionRetries)
                 logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait) ms")
                 try await sleep(millis: wait)
                 continue
@@ -133,7 +150,9 @@ package final class RequestExecutor: Sendable {
                 serverRetries + actionRetries < Backoff.maxServerRetries
             {
                 serverRetries += 1
-                let wait = Backoff.retryAfter(response) ?? Backoff.retry(attempt: serverRetries)
+                let wait =
+                    serverRetryAfter.map { holdAfter(retryAfter: $0, waited: &waitedRetryAfter, sendAtEnd: &repeatAfterHold) }
+                    ?? Backoff.retry(attempt: serverRetries)
                 logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait) ms")
                 try await sleep(millis: wait)
                 continue
@@ -153,6 +172,15 @@ package final class RequestExecutor: Sendable {
             try await sleep(millis: wait)
             paced = true
         }
+    }
+
+    /// The wait before the one repeat of a call after a 5xx's short `Retry-After`: until the outage
+    /// breaker's hold (which that answer opened: `Retry-After` plus up to a quarter) ends. Marks the
+    /// call so that it repeats no second time, and its repeat so that it goes out then.
+    private func holdAfter(retryAfter: Int64, waited: inout Bool, sendAtEnd: inout Bool) -> Int64 {
+        waited = true
+        sendAtEnd = true
+        return breaker.withLock { $0.holdMillis(nowNanos: monotonic()) } ?? retryAfter
     }
 
     /// A timeout or a broken exchange: worth repeating an idempotent call (not TLS, a too large
