@@ -278,15 +278,6 @@ def parse_link_map(text: str) -> dict[str, int]:
         if output is not None:
             parts[LINKER] = parts.get(LINKER, 0) + max(0, output_size - attributed)
 
-    def part_of(path: str) -> str:
-        archive = re.match(r".*/([^/(]+\.a)\(", path)
-        if archive:
-            return PART_NAMES.get(archive.group(1), archive.group(1))
-        target = re.search(r"/([^/]+)\.build/", path)
-        if target:
-            return PART_NAMES.get(target.group(1), f"SDK: C shims ({target.group(1)})")
-        return "C runtime start-up files (crt*.o)"
-
     loaded = False
     for line in text.splitlines():
         if not loaded:
@@ -322,7 +313,7 @@ def parse_link_map(text: str) -> dict[str, int]:
         pending = None
         size = int(record[0], 16)
         if size:
-            name = part_of(record[1])
+            name = part_of_path(record[1])
             parts[name] = parts.get(name, 0) + size
             attributed += size
     close_output()
