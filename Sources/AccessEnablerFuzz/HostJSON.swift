@@ -125,9 +125,14 @@ enum HostJSONFuzz {
                 switch value {
                 case .object: return true
                 case .string(let text):
-                    // Foundation's decoder as an independent oracle of the SDK's (libcrypto's).
-                    guard let data = Data(base64Encoded: text) else { return false }
-                    return JSONValue.parse(String(decoding: data, as: UTF8.self))?.objectValue != nil
+                    // Foundation's decoder as an independent oracle of the SDK's (libcrypto's); the
+                    // decoded bytes must be JSON as they are (invalid UTF-8 is no JSON, never repaired).
+                    // Padding ends the last group only (stricter than Foundation, which takes "Zm9v=").
+                    let padding = text.reversed().prefix { $0 == "=" }.count
+                    guard text.utf8.count % 4 == 0, padding <= 2, !text.dropLast(padding).contains("="),
+                        let data = Data(base64Encoded: text), let json = String(validating: data, as: UTF8.self)
+                    else { return false }
+                    return JSONValue.parse(json)?.objectValue != nil
                 default: return false
                 }
             default: return true
