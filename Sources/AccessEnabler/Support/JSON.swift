@@ -42,8 +42,9 @@ package enum JSON {
     package static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
         let bytes = Array(bytes)
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
-        if let nul = bytes.firstIndex(of: 0) { throw .nulByte(offset: nul) }
-        guard depth(of: bytes) <= maxDepth else { throw .tooDeep }
+        let scan = prescan(bytes)
+        if let nul = scan.nul { throw .nulByte(offset: nul) }
+        guard !scan.tooDeep else { throw .tooDeep }
         let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES
         var error = json_error_t()
         var root = bytes.withUnsafeBufferPointer { json_loadb($0.baseAddress, $0.count, Int(flags), &error) }
@@ -166,33 +167,11 @@ package enum JSON {
         return .invalid(line: Int(error.line), column: Int(error.column), reason: unfit ? "malformed" : problem)
     }
 
-    /// The deepest nesting of arrays and objects outside strings (the text need not be valid).
-    package static func depth(of bytes: [UInt8]) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > deepest { deepest = depth }
-                if deepest > maxDepth { return deepest }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
+    /// The first raw NUL byte, and whether arrays and objects nest deeper than `maxDepth` outside
+    /// strings (the text need not be valid): one pass, in C (`ae_json_prescan`).
+    package static func prescan(_ bytes: [UInt8]) -> (nul: Int?, tooDeep: Bool) {
+        var tooDeep: Int32 = 0
+        let nul = bytes.withUnsafeBufferPointer { ae_json_prescan($0.baseAddress, $0.count, Int32(maxDepth), &tooDeep) }
+        return (nul >= 0 ? Int(nul) : nil, tooDeep != 0)
     }
 }
