@@ -146,6 +146,9 @@ public final class AccessEnabler: @unchecked Sendable {
         }
         guard first else { return }
         commands.finish()
+        // What the command task had not taken yet is never executed (the engine shuts down next); a
+        // preauthorize completion among it holds this client, which would keep it alive.
+        queuedCommands.withLock { $0.removeAll() }
         callbacks.close()
         asyncCalls.close()
         engine.shutdown()
