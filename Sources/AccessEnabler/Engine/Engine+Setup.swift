@@ -35,7 +35,7 @@ extension Engine {
                 profilesFresh: RequestorSetupFlow.storedProfilesStand(
                     syncedRecently: storedProfiles?.syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false,
                     stored: storedProfiles?.profiles ?? [], carriesIdentity: carriesIdentity, now: now),
-                now: now, asksIdentity: !asks.isEmpty))
+                now: now, asksIdentity: asks.contains { $0.1 == .needed }))
         let actions = flow.start(statuses: statuses)
         setup = (flow, id, baseURL, backend)
         runSetup(actions)
@@ -49,7 +49,10 @@ extension Engine {
             switch action {
             case .askIdentityTokens:
                 spawn {
-                    await self.askIdentityTokens(self.identityKindsToAsk())
+                    // Waited for: the kinds with no valid token (NEEDED). A held token nearing its
+                    // exp is asked for in the background (refreshIdentityTokensIfNeeded), never
+                    // waited for: setRequestor goes on with it.
+                    await self.askIdentityTokens(self.identityKindsToAsk().filter { $0.1 == .needed })
                     await self.setupEvent(call) { flow, _ in flow.identityTokensAnswered() }
                 }
             case .askPartnerStatus:
