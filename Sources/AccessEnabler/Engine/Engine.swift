@@ -21,6 +21,10 @@ package actor Engine {
     let sink: any EventSink
     let context: Locked<DeviceContext>
     let tracking: TrackingValues
+    /// The client's engine thread: this actor's executor, and the one its tasks prefer
+    /// (ClientExecutor; with libcurl, the network thread).
+    package nonisolated let thread: ClientExecutor
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
     private nonisolated let tasks = Locked<(next: Int, running: [Int: Task<Void, Never>], closed: Bool)>((1, [:], false))
     private var providers: [String: AccessTokenProvider] = [:]
@@ -62,8 +66,10 @@ package actor Engine {
 
     package init(
         settings: Settings, store: TokenStore, executor: RequestExecutor, context: Locked<DeviceContext>,
-        deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink
+        deviceInfo: [String: JSONValue], clock: any WallClock, logger: Logger, sink: any EventSink,
+        thread: ClientExecutor
     ) {
+        self.thread = thread
         self.settings = settings
         self.store = store
         self.scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
@@ -89,6 +95,16 @@ package actor Engine {
         let actions = gate.withLock { $0.callArrived(call, facts: facts) }
         if actions.contains(where: { if case .refuse = $0 { true } else { false } }) { return nil }
         return actions
+    }
+
+    /// Runs the actions of the calls the facade accepted (`queued`, in the order accepted): each
+    /// call posts one of these, which takes whatever is queued by then.
+    package func executeAccepted(_ queued: Locked<[[RequestorGate.Action]]>) {
+        let batch = queued.withLock { commands in
+            defer { commands.removeAll() }
+            return commands
+        }
+        for actions in batch { execute(actions) }
     }
 
     /// Runs the gate's actions, then the queued calls whose turn came.
@@ -244,20 +260,20 @@ package actor Engine {
     func currentProfile() -> Profile? {
         guard let requestor else { return nil }
         let deviceID = context.withLock { $0.deviceID }
-        guard let stored = try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID) else { return nil }
+        guard let stored = try? store.profilesAndSelection(scope, requestor: requestor.id, deviceID: deviceID) else { return nil }
         return ProfileUse.current(
-            stored.profiles, selected: try? store.selectedMVPD(scope, requestor: requestor.id),
+            stored.profiles, selected: stored.selected,
             at: clock.nowMillis(), partner: settings.partner == nil ? nil : partnerCache?.status,
             configuration: requestor.configuration)
     }
 
-    /// Starts tracked work; destroy cancels it. Returns its id.
+    /// Starts tracked work on the engine's thread; destroy cancels it. Returns its id.
     @discardableResult
     nonisolated func spawn(_ operation: @escaping @Sendable () async -> Void) -> Int {
         tasks.withLock { state -> Int in
             let id = state.next
             state.next += 1
-            let task = Task {
+            let task = Task(executorPreference: thread) {
                 await operation()
                 self.tasks.withLock { _ = $0.running.removeValue(forKey: id) }
             }

@@ -12,12 +12,9 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 
     private let engine: Engine
-    /// The gate's actions of accepted calls, in order, for the engine's command task, which a
-    /// `Void` stream wakes (coalesced: each wake takes everything queued). The actions go through this
-    /// pthread mutex rather than through the stream, so ThreadSanitizer sees their hand-over (the
-    /// stream's own lock is invisible to it: it reported the arrays as raced in Tests/c/stress).
+    /// The gate's actions of accepted calls, in order, for the engine: each accepted call starts a
+    /// task on the engine's thread that runs whatever is queued by then (Engine.executeAccepted).
     private let queuedCommands = Locked<[[RequestorGate.Action]]>([])
-    private let commands: AsyncStream<Void>.Continuation
     private let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let store: TokenStore
@@ -100,7 +97,16 @@ public final class AccessEnabler: @unchecked Sendable {
         let context = Locked(DeviceContext(deviceID: deviceID, deviceInfo: Encoding.base64(JSONValue.object(deviceInfo).jsonText)))
         self.context = context
         self.wallClock = serverClock
-        self.transport = transport ?? settings.transport ?? CurlTransport(options: transportOptions ?? .init())
+        // The engine's thread: libcurl's network thread when the SDK makes its own transport, else
+        // a thread of the executor's own (docs/THREADING.md).
+        let engineThread: ClientExecutor
+        if let chosen = transport ?? settings.transport {
+            engineThread = ClientExecutor(ownThread: true)
+            self.transport = chosen
+        } else {
+            engineThread = ClientExecutor(ownThread: false)
+            self.transport = CurlTransport(options: transportOptions ?? .init(), executor: engineThread)
+        }
         let callbacks: any CallbackRunner
         switch settings.callbackMode {
         case .thread: callbacks = CallbackQueue()
@@ -119,19 +125,7 @@ public final class AccessEnabler: @unchecked Sendable {
         engineSettings.storeKey = nil
         engine = Engine(
             settings: engineSettings, store: store, executor: executor, context: context, deviceInfo: deviceInfo,
-            clock: serverClock, logger: logger, sink: sink)
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        commands = continuation
-        let (engine, queued) = (engine, queuedCommands)
-        Task {
-            for await _ in stream {
-                let batch = queued.withLock { commands in
-                    defer { commands.removeAll() }
-                    return commands
-                }
-                for actions in batch { await engine.execute(actions) }
-            }
-        }
+            clock: serverClock, logger: logger, sink: sink, thread: engineThread)
         sink.owner = self
     }
 
@@ -145,7 +139,6 @@ public final class AccessEnabler: @unchecked Sendable {
             return !destroyed
         }
         guard first else { return }
-        commands.finish()
         // What the command task had not taken yet is never executed (the engine shuts down next); a
         // preauthorize completion among it holds this client, which would keep it alive.
         queuedCommands.withLock { $0.removeAll() }
@@ -362,7 +355,8 @@ public final class AccessEnabler: @unchecked Sendable {
             guard let actions = engine.accept(call) else { throw .noRequestor() }
             guard !actions.isEmpty else { return }
             queuedCommands.withLock { $0.append(actions) }
-            commands.yield()
+            let (engine, queued) = (engine, queuedCommands)
+            Task(executorPreference: engine.thread) { await engine.executeAccepted(queued) }
         }
     }
 

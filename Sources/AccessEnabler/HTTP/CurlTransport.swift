@@ -64,6 +64,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     private let share: UnsafeMutableRawPointer?
     private let pending = Locked(Pending())
     private var active: [Int: Exchange] = [:]  // network thread only
+    /// Easy handles of finished exchanges, reset for the next (network thread only): a handle
+    /// keeps its buffers, so a request on a warm connection allocates and sets up less.
+    private var spareHandles: [UnsafeMutableRawPointer] = []
+    private static let maxSpareHandles = 8
     /// Exchanges waiting for a place among the `maxInFlight` (network thread only).
     private var waiting: [Exchange] = []
     /// At most this many exchanges in libcurl at once: HTTP/2 servers commonly allow 100 concurrent
@@ -74,9 +78,15 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     static let maxInFlight = 100
     private var thread = pthread_t()
     private var started = false
+    /// The jobs of the client's engine and its tasks, run by this transport's network thread
+    /// between transfers (ClientExecutor); nil: the thread runs transfers only.
+    private let jobs: JobMailbox?
 
-    package init(options: Options) {
+    /// `executor`: the network thread also runs that executor's jobs (the client's engine), and goes
+    /// on running them after `shutdown()` until the executor is released.
+    package init(options: Options, executor: ClientExecutor? = nil) {
         self.options = options
+        self.jobs = executor?.mailbox
         _ = ccurl_global_init_once()
         caBundle = Self.caBundle(options.tls)
         share = curl_share_init()
@@ -84,24 +94,38 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         multi = curl_multi_init()!
         // At most 8 connections to one host (more requests queue inside libcurl; HTTP/2 multiplexes).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
-        let box = Unmanaged.passRetained(ThreadBox(self))
+        let box = Unmanaged.passRetained(ThreadBox(self, jobs: jobs))
+        jobs?.drive { [self] in curl_multi_wakeup(multi) }  // until the loop ends (stopDriving)
         started =
             pthread_create(
                 &thread, nil,
                 { raw in
                     let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
                     box.transport?.run()
+                    // The transport is shut down: the tasks winding down still need the executor.
+                    box.jobs?.runUntilClosed()
                     return nil
                 }, box.toOpaque()) == 0
-        if !started { box.release() }
+        if !started {
+            box.release()
+            jobs?.stopDriving()
+            jobs?.startThread()  // the engine still needs a thread (its requests fail: no transport)
+        } else if jobs != nil {
+            pthread_detach(thread)  // shutdown() waits for the transfers' end, not for the thread
+        }
     }
 
     private final class ThreadBox {
         weak var transport: CurlTransport?
-        init(_ transport: CurlTransport) { self.transport = transport }
+        let jobs: JobMailbox?
+        init(_ transport: CurlTransport, jobs: JobMailbox?) {
+            self.transport = transport
+            self.jobs = jobs
+        }
     }
 
     deinit {
+        for easy in spareHandles { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }  // after the last handle that used it
         caBundle?.deallocate()
@@ -174,13 +198,21 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         }
         guard wasRunning, started else { return }
         curl_multi_wakeup(multi)
-        pthread_join(thread, nil)
+        if let jobs {
+            // Not on the network thread itself (a log sink or a partner callback destroying the
+            // client): that thread ends its transfers after the current job.
+            if !jobs.isRunnerThread { jobs.waitUntilUndriven() }
+        } else {
+            pthread_join(thread, nil)
+        }
     }
 
     // MARK: - Network thread
 
     private func run() {
         var running: Int32 = 0
+        jobs?.becomeRunner()
+        defer { jobs?.stopDriving() }
         while true {
             let (adds, cancels, shutDown) = pending.withLock { state in
                 defer {
@@ -193,6 +225,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
                 for exchange in waiting + adds { exchange.completion(.failure(.cancelled)) }
                 waiting.removeAll()
                 for id in Array(active.keys) { finish(id, .failure(.cancelled)) }
+                jobs?.runPending()
                 return
             }
             waiting += adds
@@ -212,6 +245,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
                 else { continue }
                 finish(exchange.id, outcome(of: exchange, code: message.pointee.data.result))
             }
+            // The engine's steps: calls, and the answers just finished (their requests start above
+            // on the next turn, without waiting in poll: a new request wakes it).
+            jobs?.runPending()
             if !waiting.isEmpty, active.count < Self.maxInFlight {
                 startWaiting()
                 continue  // perform the new transfers before polling
@@ -230,7 +266,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     }
 
     private func start(_ exchange: Exchange) {
-        guard let easy = curl_easy_init() else {
+        guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
             exchange.completion(.failure(.failed("curl_easy_init failed")))
             return
         }
@@ -388,7 +424,12 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         guard let exchange = active.removeValue(forKey: id) else { return }
         if let easy = exchange.easy {
             curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
+            if spareHandles.count < Self.maxSpareHandles {
+                curl_easy_reset(easy)  // every option back to its default; connections stay in the multi's pool
+                spareHandles.append(easy)
+            } else {
+                curl_easy_cleanup(easy)
+            }
         }
         curl_slist_free_all(exchange.headerList)
         exchange.completion(result)
