@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A decision of decisions/authorize or decisions/preauthorize (`DecisionResponse`).
-package struct Decision: Decodable, Sendable {
-    package struct MediaToken: Decodable, Sendable {
+package struct Decision: JSONNodeDecodable, Sendable {
+    package struct MediaToken: JSONNodeDecodable, Sendable {
         package var serializedToken: String
         package var notAfter: Int64?
         private enum CodingKeys: String, CodingKey { case serializedToken, notAfter }
@@ -14,6 +14,11 @@ package struct Decision: Decodable, Sendable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             serializedToken = try container.decode(String.self, forKey: .serializedToken)
             notAfter = try container.decodeMillis(.notAfter)
+        }
+        /// `init(from:)`, read from Jansson's nodes.
+        package init(node: JSONNode) throws {
+            serializedToken = try node.member("serializedToken").string()
+            notAfter = try node.millis("notAfter")
         }
     }
 
@@ -49,5 +54,17 @@ package struct Decision: Decodable, Sendable {
         token = try container.decodeIfPresent(MediaToken.self, forKey: .token)
         notAfter = try container.decodeMillis(.notAfter)
         error = try container.decodeIfPresent(EnhancedError.self, forKey: .error)
+    }
+
+    /// `init(from:)`, read from Jansson's nodes: a decision is on every getAuthorization's path
+    /// (JSONNodeDecodable). Keep the two in step: DecisionNodeTests compares them.
+    package init(node: JSONNode) throws {
+        resource = try node.member("resource").string()
+        mvpd = try node.optionalMember("mvpd")?.string()
+        source = try node.optionalMember("source")?.string()
+        authorized = try node.member("authorized").bool()
+        token = try node.optionalMember("token").map(MediaToken.init(node:))
+        notAfter = try node.millis("notAfter")
+        error = try node.optionalMember("error")?.decode(EnhancedError.self)
     }
 }

@@ -13,3 +13,14 @@ extension KeyedDecodingContainer {
         return millis.clamped(to: Limits.epochMillis)
     }
 }
+
+extension JSONNode {
+    /// `decodeMillis` for a model read from Jansson's nodes (JSONNodeDecodable): the same rules.
+    func millis(_ key: String) throws -> Int64? {
+        guard let member = try optionalMember(key) else { return nil }
+        guard let millis = member.value.int64Value else {
+            throw DecodingError.dataCorrupted(.init(codingPath: member.path, debugDescription: "not a timestamp"))
+        }
+        return millis.clamped(to: Limits.epochMillis)
+    }
+}

@@ -46,6 +46,12 @@ enum SQLValue {
 /// Not thread-safe by itself; `TokenStore` serializes access.
 final class SQLiteDatabase {
     private var handle: OpaquePointer?
+    /// Prepared statements by SQL text, kept for the connection's life: every entitlement call
+    /// runs the same few statements, and compiling one costs more than running it.
+    private var statements: [String: OpaquePointer] = [:]
+    /// More distinct statements than this are compiled each time (the SQL is a fixed set, so
+    /// this is never reached; it only bounds the memory).
+    private static let maxCachedStatements = 64
 
     init(path: String) throws(StoreError) {
         // Not SQLITE_OPEN_NOFOLLOW: it also refuses a link among the directories (/var/run → /run).
@@ -62,11 +68,13 @@ final class SQLiteDatabase {
         sqlite3_extended_result_codes(handle, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit { close() }
 
     /// Closes the connection now (the client's destroy): the WAL is checkpointed and removed
     /// before destroy returns, not when the last task lets go of the store. Later statements fail.
     func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -76,6 +84,11 @@ final class SQLiteDatabase {
     }
 
     func execute(_ sql: String) throws(StoreError) {
+        // One statement (BEGIN, COMMIT, a PRAGMA) goes through the statement cache.
+        if !sql.utf8.contains(UInt8(ascii: ";")) {
+            try query(sql)
+            return
+        }
         try checkOpen()
         var error: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &error)
@@ -89,10 +102,23 @@ final class SQLiteDatabase {
     /// Runs `sql` with `values` bound and returns every row (columns as text or integer).
     @discardableResult
     func query(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
-        var statement: OpaquePointer?
         try checkOpen()
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw lastError() }
-        defer { sqlite3_finalize(statement) }
+        var statement = statements[sql]
+        let cached = statement != nil
+        if !cached {
+            let keep = statements.count < Self.maxCachedStatements
+            let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+            guard sqlite3_prepare_v3(handle, sql, -1, flags, &statement, nil) == SQLITE_OK else { throw lastError() }
+            if keep { statements[sql] = statement }
+        }
+        defer {
+            if statements[sql] == statement {
+                sqlite3_reset(statement)  // ends its read of the file, as finalizing did
+                sqlite3_clear_bindings(statement)
+            } else {
+                sqlite3_finalize(statement)
+            }
+        }
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
             switch value {

@@ -139,9 +139,14 @@ extension TokenStore {
     package func profiles(_ scope: StoreScope, requestor: String, deviceID: String) throws(StoreError)
         -> (profiles: [Profile], syncedAt: Int64?)
     {
-        try run { db throws(StoreError) in
+        try run { db throws(StoreError) in try profiles(db, scope, requestor: requestor, deviceID: deviceID, stamp: db.dataVersion()) }
+    }
+
+    private func profiles(_ db: SQLiteDatabase, _ scope: StoreScope, requestor: String, deviceID: String, stamp: Int64)
+        throws(StoreError) -> (profiles: [Profile], syncedAt: Int64?)
+    {
+        do {
             let cacheKey = [scope.app, scope.api, requestor, deviceID].joined(separator: "\u{0}")
-            let stamp = try db.dataVersion()
             if let cached = profileCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.value }
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             let rows = try db.query(
@@ -228,16 +233,37 @@ extension TokenStore {
     // MARK: Selected MVPD
 
     package func selectedMVPD(_ scope: StoreScope, requestor: String) throws(StoreError) -> String? {
+        try run { db throws(StoreError) in try selectedMVPD(db, scope, requestor: requestor, stamp: db.dataVersion()) }
+    }
+
+    /// The requestor's profiles and selected MVPD, read at one `data_version` (every entitlement
+    /// call reads both: from the caches while no other connection committed).
+    package func profilesAndSelection(_ scope: StoreScope, requestor: String, deviceID: String) throws(StoreError)
+        -> (profiles: [Profile], selected: String?)
+    {
         try run { db throws(StoreError) in
-            try db.query(
-                "SELECT mvpd FROM selected_mvpds WHERE app = ? AND api = ? AND requestor = ?",
-                [.text(scope.app), .text(scope.api), .text(requestor)]
-            ).first?.first?.text
+            let stamp = try db.dataVersion()
+            return (
+                try profiles(db, scope, requestor: requestor, deviceID: deviceID, stamp: stamp).profiles,
+                try selectedMVPD(db, scope, requestor: requestor, stamp: stamp)
+            )
         }
+    }
+
+    private func selectedMVPD(_ db: SQLiteDatabase, _ scope: StoreScope, requestor: String, stamp: Int64) throws(StoreError) -> String? {
+        let cacheKey = [scope.app, scope.api, requestor].joined(separator: "\u{0}")
+        if let cached = selectionCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.mvpd }
+        let mvpd = try db.query(
+            "SELECT mvpd FROM selected_mvpds WHERE app = ? AND api = ? AND requestor = ?",
+            [.text(scope.app), .text(scope.api), .text(requestor)]
+        ).first?.first?.text
+        selectionCache.withLock { $0[cacheKey] = (stamp, mvpd) }
+        return mvpd
     }
 
     package func setSelectedMVPD(_ scope: StoreScope, requestor: String, _ mvpd: String?) throws(StoreError) {
         try run { db throws(StoreError) in
+            defer { selectionCache.withLock { $0.removeAll() } }  // under the lock: no read caches what this replaced
             let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
             if let mvpd {
                 try db.query(

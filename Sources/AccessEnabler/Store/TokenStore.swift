@@ -52,6 +52,9 @@ package final class TokenStore: Sendable {
     /// connection committed) and this store wrote no profile (its profile writes empty the cache;
     /// its other writes, such as every authorization's expiry, leave it).
     let profileCache = Locked<[String: (stamp: Int64, value: ([Profile], Int64?))]>([:])
+    /// The selected MVPD by scope and requestor, valid as `profileCache` is (emptied by this store's
+    /// `setSelectedMVPD`).
+    let selectionCache = Locked<[String: (stamp: Int64, mvpd: String?)]>([:])
     let logger: Logger
     /// The records already logged as tampered with (once per record and store object).
     private let reportedTampering = Locked<Set<String>>([])

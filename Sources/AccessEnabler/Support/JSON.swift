@@ -40,11 +40,23 @@ package enum JSON {
 
     /// Parses JSON text into a tree.
     package static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
+        do {
+            return try withParsed(bytes) { value(of: $0) }
+        } catch let error as ParseError {
+            throw error
+        } catch {
+            fatalError("unreachable: the tree conversion does not throw")
+        }
+    }
+
+    /// Runs `body` on Jansson's parse of `bytes` (valid only inside `body`). Throws `ParseError`
+    /// when the text is not JSON, else what `body` throws.
+    static func withParsed<T>(_ bytes: some Collection<UInt8>, _ body: (UnsafeMutablePointer<json_t>) throws -> T) throws -> T {
         let bytes = Array(bytes)
-        guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
+        guard bytes.count <= maxBytes else { throw ParseError.tooLarge(bytes.count) }
         let scan = prescan(bytes)
-        if let nul = scan.nul { throw .nulByte(offset: nul) }
-        guard !scan.tooDeep else { throw .tooDeep }
+        if let nul = scan.nul { throw ParseError.nulByte(offset: nul) }
+        guard !scan.tooDeep else { throw ParseError.tooDeep }
         let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES
         var error = json_error_t()
         var root = bytes.withUnsafeBufferPointer { json_loadb($0.baseAddress, $0.count, Int(flags), &error) }
@@ -53,9 +65,9 @@ package enum JSON {
                 json_loadb($0.baseAddress, $0.count, Int(flags | JSON_DECODE_INT_AS_REAL), &error)
             }
         }
-        guard let root else { throw invalid(error) }
+        guard let root else { throw Self.invalid(error) }
         defer { json_decref(root) }
-        return value(of: root)
+        return try body(root)
     }
 
     /// Parses JSON text into a tree; nil when it is not JSON.
@@ -64,6 +76,14 @@ package enum JSON {
     /// Decodes a model from JSON text. Throws `DecodingError` (`.dataCorrupted` with the parser's
     /// reason when the text is not JSON).
     package static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        if let direct = type as? any JSONNodeDecodable.Type {
+            // Read from Jansson's nodes, with the same rules and errors as the tree's Decoder.
+            do {
+                return try withParsed(bytes) { try direct.init(node: JSONNode($0, path: [])) } as! T
+            } catch let error as ParseError {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description))
+            }
+        }
         let tree: JSONValue
         do {
             tree = try parse(bytes)
@@ -89,7 +109,7 @@ package enum JSON {
 
     // MARK: Jansson's tree ↔ JSONValue
 
-    private static func value(of node: UnsafeMutablePointer<json_t>) -> JSONValue {
+    static func value(of node: UnsafeMutablePointer<json_t>) -> JSONValue {
         switch node.pointee.type {
         case JSON_OBJECT:
             var object = [String: JSONValue](minimumCapacity: json_object_size(node))
@@ -156,7 +176,7 @@ package enum JSON {
     }
     private static let emptyText: StaticString = ""
 
-    private static func invalid(_ error: json_error_t) -> ParseError {
+    fileprivate static func invalid(_ error: json_error_t) -> ParseError {
         var error = error
         let reason = withUnsafeBytes(of: &error.text) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }).prefix(Int(JSON_ERROR_TEXT_LENGTH) - 1), as: UTF8.self)

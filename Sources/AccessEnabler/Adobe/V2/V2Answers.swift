@@ -150,7 +150,12 @@ package struct SessionStatusAnswer: Decodable, Sendable {
     }
 }
 
-struct DecisionsAnswer: Decodable { var decisions: [Decision] }
+struct DecisionsAnswer: JSONNodeDecodable {
+    var decisions: [Decision]
+
+    /// Read from Jansson's nodes (the per-call path): the same rules as the synthesized `init(from:)`.
+    init(node: JSONNode) throws { decisions = try node.member("decisions").array().map(Decision.init(node:)) }
+}
 
 /// One MVPD's entry of the logout answer (`MvpdLogoutResponse`).
 package struct LogoutAction: Decodable, Sendable {

@@ -199,7 +199,7 @@ package struct V2Backend: Sendable {
         _ partnerStatus: String?, _ tempPassIdentity: String?
     ) async throws(CallFailure) -> [Decision] {
         let url = path(requestor, "decisions", kind, mvpd)
-        let body = JSON.data(["resources": resources])
+        let body = JSON.data(JSONValue.object(["resources": .array(resources.map(JSONValue.string))]))  // no Encoder walk
         return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
             HTTPRequest(
                 method: "POST", url: url,
