@@ -51,6 +51,43 @@ static long rss_kb(void) {
     return kb;
 }
 
+/* Resident memory by what it belongs to, from /proc/self/smaps: the pages of each shared library
+ * (code and data) and the anonymous memory (the heap and thread stacks, which every library's
+ * allocations share). */
+enum { PART_SDK, PART_CURL, PART_TLS, PART_SQLITE, PART_JANSSON, PART_LIBC_OTHER, PART_ANON, PART_COUNT };
+static const char *const part_names[PART_COUNT] = {
+    "libaccessenabler", "libcurl", "libssl_libcrypto", "libsqlite3", "libjansson", "other_libraries", "anonymous"};
+
+static void rss_parts_kb(long parts[PART_COUNT]) {
+    memset(parts, 0, sizeof(long) * PART_COUNT);
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    if (smaps == NULL) return;
+    char line[512];
+    int part = PART_ANON;
+    while (fgets(line, sizeof line, smaps)) {
+        unsigned long start, end;
+        if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ':') != NULL && strncmp(line, "Rss:", 4) != 0) {
+            const char *path = strchr(line, '/');
+            if (path == NULL) part = PART_ANON;
+            else if (strstr(path, "libaccessenabler")) part = PART_SDK;
+            else if (strstr(path, "libcurl")) part = PART_CURL;
+            else if (strstr(path, "libssl") || strstr(path, "libcrypto")) part = PART_TLS;
+            else if (strstr(path, "libsqlite3")) part = PART_SQLITE;
+            else if (strstr(path, "libjansson")) part = PART_JANSSON;
+            else part = PART_LIBC_OTHER;
+        } else if (strncmp(line, "Rss:", 4) == 0) {
+            parts[part] += strtol(line + 4, NULL, 10);
+        }
+    }
+    fclose(smaps);
+}
+
+static void print_parts(const char *name, const long parts[PART_COUNT]) {
+    printf("\"%s\":{", name);
+    for (int i = 0; i < PART_COUNT; i++) printf("%s\"%s\":%ld", i ? "," : "", part_names[i], parts[i]);
+    printf("},");
+}
+
 static void pause_ms(long ms) {
     struct timespec wait = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&wait, NULL);
@@ -316,10 +353,13 @@ static int load(int argc, char **argv) {
 static int startup(int argc, char **argv) {
     int repeats = argc > 0 ? atoi(argv[0]) : 0;
     long rss_before = rss_kb();
+    long parts_before[PART_COUNT], parts_after[PART_COUNT];
+    rss_parts_kb(parts_before);
     double start = now_us();
     ae_client *client = ready_client();
     double first_ms = (now_us() - start) / 1000;
     long rss_after = rss_kb();
+    rss_parts_kb(parts_after);
     ae_client_destroy(client);
     double *again = calloc((size_t)repeats + 1, sizeof *again);
     for (int i = 0; i < repeats; i++) {
@@ -329,6 +369,8 @@ static int startup(int argc, char **argv) {
         ae_client_destroy(client);
     }
     printf("{\"first_ms\":%.3f,\"rss_before_kb\":%ld,\"rss_after_kb\":%ld,", first_ms, rss_before, rss_after);
+    print_parts("rss_parts_before_kb", parts_before);
+    print_parts("rss_parts_after_kb", parts_after);
     print_samples("again_ms", again, repeats, 0);
     printf("}\n");
     return 0;

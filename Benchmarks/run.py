@@ -373,8 +373,17 @@ def section_startup(ctx) -> list[str]:
     cold_rss = statistics.median((r["rss_after_kb"] - r["rss_before_kb"]) * 1024 for r in cold_runs)
     cold_first = statistics.median(r["first_ms"] for r in cold_runs)
     base = statistics.median(r["rss_before_kb"] * 1024 for r in runs)
+    parts = {name: statistics.median(r["rss_parts_after_kb"][name] * 1024 for r in runs)
+             for name in runs[0]["rss_parts_after_kb"]}
+    added = {name: statistics.median((r["rss_parts_after_kb"][name] - r["rss_parts_before_kb"][name]) * 1024
+                                     for r in runs) for name in parts}
     ctx.results["startup"] = {"first_ms": first, "again_ms": again, "rss_added": rss, "cold_rss_added": cold_rss,
-                              "cold_first_ms": cold_first, "warm_requests": warm_requests}
+                              "cold_first_ms": cold_first, "warm_requests": warm_requests,
+                              "rss_parts": parts, "rss_parts_added": added}
+    labels = {"libaccessenabler": "libaccessenabler.so (the SDK and the Swift runtime in it)", "libcurl": "libcurl",
+              "libssl_libcrypto": "libssl + libcrypto (OpenSSL)", "libsqlite3": "libsqlite3",
+              "libjansson": "libjansson", "other_libraries": "other libraries (libc, libz, …)",
+              "anonymous": "anonymous: heap and thread stacks, every library's allocations"}
     return [
         "### Start-up and memory", "",
         f"Median of {processes} fresh processes each (`bench startup`); VmRSS read from `/proc/self/status` just "
@@ -388,6 +397,13 @@ def section_startup(ctx) -> list[str]:
         f"| the same, later clients of the process (median of {processes} × {repeats}) | {again:.2f} ms | |",
         f"| the same, empty store (register → token → configuration ∥ profiles) | {cold_first:.2f} ms | |",
         f"| API requests during the warm start-ups | {warm_requests} | 0 (nothing stale) |",
+        "",
+        "Resident memory at `set_requestor_complete` (warm store) by mapping, from `/proc/self/smaps` "
+        "(median of the same processes): what each library's own pages hold, and what create + setRequestor "
+        "added to each. The anonymous memory is shared by all of them (libcurl's and OpenSSL's buffers, "
+        "SQLite's page cache, the SDK's objects, three thread stacks).", "",
+        "| mapping | resident | added by create + setRequestor |", "|---|---:|---:|",
+        *[f"| {labels.get(name, name)} | {mb(parts[name])} | {mb(added[name])} |" for name in parts],
     ]
 
 

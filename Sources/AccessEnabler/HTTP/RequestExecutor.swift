@@ -213,13 +213,26 @@ package final class RequestExecutor: Sendable {
     package static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, operation: String)
         throws(ServiceError) -> T
     {
+        try read(response, operation: operation) { try JSON.decode(type, from: $0) }
+    }
+
+    /// `decode` for a model read straight from Jansson's nodes (the decisions: JSONNodeDecodable).
+    package static func decode<T: JSONNodeDecodable>(_ type: T.Type, from response: HTTPResponse, operation: String)
+        throws(ServiceError) -> T
+    {
+        try read(response, operation: operation) { try JSON.decode(type, from: $0) }
+    }
+
+    private static func read<T>(_ response: HTTPResponse, operation: String, _ decode: ([UInt8]) throws -> T)
+        throws(ServiceError) -> T
+    {
         guard (200..<300).contains(response.status) else { throw failure(from: response) }
         guard let mediaType = response.mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json")
         else {
             throw .malformed(operation: operation, detail: "content type \(response.mediaType ?? "none")")
         }
         do {
-            return try JSON.decode(type, from: response.body)
+            return try decode(response.body)
         } catch let error as DecodingError {
             throw .malformed(operation: operation, detail: Self.describe(error))
         } catch {

@@ -76,14 +76,6 @@ package enum JSON {
     /// Decodes a model from JSON text. Throws `DecodingError` (`.dataCorrupted` with the parser's
     /// reason when the text is not JSON).
     package static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
-        if let direct = type as? any JSONNodeDecodable.Type {
-            // Read from Jansson's nodes, with the same rules and errors as the tree's Decoder.
-            do {
-                return try withParsed(bytes) { try direct.init(node: JSONNode($0, path: [])) } as! T
-            } catch let error as ParseError {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description))
-            }
-        }
         let tree: JSONValue
         do {
             tree = try parse(bytes)
@@ -91,6 +83,16 @@ package enum JSON {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description))
         }
         return try JSONValueDecoder.decode(type, from: tree)
+    }
+
+    /// `decode` for a model read straight from Jansson's nodes (chosen at compile time: a dynamic
+    /// cast to the protocol would scan every conformance of the binary the first time per type).
+    package static func decode<T: JSONNodeDecodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        do {
+            return try withParsed(bytes) { try T(node: JSONNode($0, path: [])) }
+        } catch let error as ParseError {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description))
+        }
     }
 
     /// Compact JSON text with sorted keys (deterministic), `/` unescaped; "null" when the value

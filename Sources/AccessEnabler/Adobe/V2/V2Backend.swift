@@ -67,6 +67,16 @@ package struct V2Backend: Sendable {
     private func call<T: Decodable & Sendable>(
         _ operation: String, _ type: T.Type, _ build: @escaping @Sendable (String) -> HTTPRequest
     ) async throws(CallFailure) -> T {
+        try await call(
+            operation, read: { response throws(ServiceError) in try RequestExecutor.decode(type, from: response, operation: operation) },
+            build)
+    }
+
+    /// `read`: how the answer becomes `T` (RequestExecutor.decode, chosen by the caller's type).
+    private func call<T: Sendable>(
+        _ operation: String, read: @escaping @Sendable (HTTPResponse) throws(ServiceError) -> T,
+        _ build: @escaping @Sendable (String) -> HTTPRequest
+    ) async throws(CallFailure) -> T {
         let (executor, identityRefused) = (executor, identityRefused)
         return try await tokens.withToken { token throws(ServiceError) in
             let request = build(token)
@@ -77,7 +87,7 @@ package struct V2Backend: Sendable {
                 identityRefused(kind, error)
                 response = try await executor.send(build(token), operation: operation)
             }
-            return try RequestExecutor.decode(type, from: response, operation: operation)
+            return try read(response)
         }
     }
 
@@ -200,7 +210,11 @@ package struct V2Backend: Sendable {
     ) async throws(CallFailure) -> [Decision] {
         let url = path(requestor, "decisions", kind, mvpd)
         let body = JSON.data(JSONValue.object(["resources": .array(resources.map(JSONValue.string))]))  // no Encoder walk
-        return try await call("decisions/\(kind)", DecisionsAnswer.self) { token in
+        let operation = "decisions/\(kind)"
+        let read = { @Sendable (response: HTTPResponse) throws(ServiceError) -> DecisionsAnswer in
+            try RequestExecutor.decode(DecisionsAnswer.self, from: response, operation: operation)  // from Jansson's nodes
+        }
+        return try await call(operation, read: read) { token in
             HTTPRequest(
                 method: "POST", url: url,
                 headers: headers(
