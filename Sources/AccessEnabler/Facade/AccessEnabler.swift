@@ -139,7 +139,7 @@ public final class AccessEnabler: @unchecked Sendable {
             return !destroyed
         }
         guard first else { return }
-        // What the command task had not taken yet is never executed (the engine shuts down next); a
+        // What the engine's job had not taken yet is never executed (the engine shuts down next); a
         // preauthorize completion among it holds this client, which would keep it alive.
         queuedCommands.withLock { $0.removeAll() }
         callbacks.close()
