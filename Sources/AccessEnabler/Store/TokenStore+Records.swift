@@ -145,24 +145,22 @@ extension TokenStore {
     private func profiles(_ db: SQLiteDatabase, _ scope: StoreScope, requestor: String, deviceID: String, stamp: Int64)
         throws(StoreError) -> (profiles: [Profile], syncedAt: Int64?)
     {
-        do {
-            let cacheKey = [scope.app, scope.api, requestor, deviceID].joined(separator: "\u{0}")
-            if let cached = profileCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.value }
-            let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
-            let rows = try db.query(
-                "SELECT mvpd, body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
-                key + [.text(deviceID)])
-            let profiles = rows.compactMap { row -> Profile? in
-                opened(db, row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
-                    .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
-                    .map(Self.clampedTimes)
-            }
-            let synced = try db.query(
-                "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key
-            ).first?.first.flatMap(Self.time)
-            profileCache.withLock { $0[cacheKey] = (stamp, (profiles, synced)) }
-            return (profiles, synced)
+        let cacheKey = [scope.app, scope.api, requestor, deviceID].joined(separator: "\u{0}")
+        if let cached = profileCache.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.value }
+        let key: [SQLValue] = [.text(scope.app), .text(scope.api), .text(requestor)]
+        let rows = try db.query(
+            "SELECT mvpd, body FROM profiles WHERE app = ? AND api = ? AND requestor = ? AND device_id = ? ORDER BY mvpd",
+            key + [.text(deviceID)])
+        let profiles = rows.compactMap { row -> Profile? in
+            opened(db, row[1].text, ["profiles", scope.app, scope.api, requestor, row[0].text ?? ""])
+                .flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }
+                .map(Self.clampedTimes)
         }
+        let synced = try db.query(
+            "SELECT synced_at FROM profile_syncs WHERE app = ? AND api = ? AND requestor = ?", key
+        ).first?.first.flatMap(Self.time)
+        profileCache.withLock { $0[cacheKey] = (stamp, (profiles, synced)) }
+        return (profiles, synced)
     }
 
     /// Replaces the requestor's profiles with Adobe's answer (profiles absent there were logged out

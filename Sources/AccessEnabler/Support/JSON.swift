@@ -45,7 +45,7 @@ package enum JSON {
         } catch let error as ParseError {
             throw error
         } catch {
-            fatalError("unreachable: the tree conversion does not throw")
+            throw .invalid(line: 0, column: 0, reason: "malformed")  // not reached: the tree conversion does not throw
         }
     }
 
