@@ -96,17 +96,20 @@ struct FuzzInput {
     }
 }
 
-/// Runs an async body to completion from a synchronous caller (libFuzzer's thread or a test).
+/// Runs an async body to completion from a synchronous caller (libFuzzer's thread or a test), on
+/// a thread of its own: never on Swift's cooperative pool, which the tests running beside it may
+/// keep busy for seconds.
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     let result = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
-    Task {
+    let thread = ClientExecutor(ownThread: true)
+    Task(executorPreference: thread) {
         let value = await body()
         result.withLock { $0 = value }
         done.signal()
     }
     done.wait()
-    return result.withLock { $0! }
+    return withExtendedLifetime(thread) { result.withLock { $0! } }
 }
 
 /// AE_FUZZ_TRACE=1: the harnesses that run whole flows print what each input did (requests and

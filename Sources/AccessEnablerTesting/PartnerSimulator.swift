@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import AccessEnabler
+import Dispatch
 import FoundationEssentials
 
 /// A scriptable stand-in for a platform's TV-provider SSO (tests, the emulator demo, the example
@@ -33,7 +34,7 @@ public final class PartnerSimulator: PartnerFramework, @unchecked Sendable {
         public var expirationDate: Int64 = Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000
         public var picker: PickerAction = .cancel
         public var saml: SAMLAction = .answer
-        /// Answer after this delay, from another task (0: at once, still from another task).
+        /// Answer after this delay, from another thread (0: at once, still from another thread).
         public var replyDelayMillis: Int = 0
         public init() {}
     }
@@ -120,12 +121,11 @@ public final class PartnerSimulator: PartnerFramework, @unchecked Sendable {
         PartnerMetadata(accountProviderIdentifier: account, authenticationExpirationDate: script.expirationDate)
     }
 
+    /// Answers from a Dispatch thread, as a platform's framework would: never from Swift's
+    /// cooperative pool, which the host (or a busy test run) may keep busy.
     private func later(_ script: Script, _ answer: @escaping @Sendable () -> Void) {
         let delay = Limits.nanoseconds(millis: script.replyDelayMillis)
-        Task {
-            if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
-            answer()
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: delay)), execute: answer)
     }
 }
 

@@ -85,6 +85,34 @@ import Testing
         #expect(simulator.metadataRequests.suffix(2).map(\.isInterruptionAllowed) == [true, true])
         enabler.shutdown()
     }
+
+    /// libcurl's network thread runs the whole client — registration, the partner's silent
+    /// exchange, decisions — while every thread of Swift's cooperative pool is blocked
+    /// (PoolIndependenceTests has the in-memory cases).
+    @Test func theWholeClientRunsWithTheCooperativePoolBlocked() throws {
+        let emulator = try EmulatorProcess.shared
+        var script = PartnerSimulator.Script()
+        script.account = "Comcast"
+        var settings = settings(emulator)
+        settings.deviceID = "pool-blocked-device"
+        settings.partner = PartnerSimulator(script)
+        let recorder = Recorder()
+        let enabler = try AccessEnabler(settings: settings)
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        defer { enabler.shutdown() }
+        var answered = false
+        let pool = try CooperativePool.withAllThreadsBlocked {
+            try enabler.setRequestor("REF30")
+            try enabler.checkAuthentication()
+            try enabler.getAuthorization("LIVE")
+            answered = recorder.waitBlocking { $0.isTokenOutcome }
+        }
+        #expect(!pool.probeRan, Comment(rawValue: "the pool was not full (\(pool.blockers) blockers): nothing was proven"))
+        #expect(answered, Comment(rawValue: "no token outcome while the pool was busy; recorded: \(recorder.all)"))
+        #expect(Array(recorder.main.prefix(2)) == [.requestorComplete(1), .authenticationStatus(1, "")])
+        #expect(recorder.all.contains { if case .token(_, "LIVE") = $0 { true } else { false } })
+    }
 }
 
 /// Registration codes on a wrong local clock, against the emulator (whose `Date` headers give

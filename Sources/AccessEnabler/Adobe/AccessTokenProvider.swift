@@ -15,6 +15,9 @@ package actor AccessTokenProvider {
     private let context: @Sendable () -> DeviceContext
     private let clock: any WallClock
     private let logger: Logger
+    /// Where the shared fetch runs (the client's engine thread): never Swift's cooperative pool,
+    /// which a host may keep busy (docs/THREADING.md). nil: the pool (tools and fuzz harnesses).
+    private let taskExecutor: (any TaskExecutor)?
 
     private var loaded = false
     private var credentials: ClientCredentials?
@@ -24,7 +27,7 @@ package actor AccessTokenProvider {
     package init(
         executor: RequestExecutor, store: TokenStore, scope: StoreScope, baseURL: String,
         softwareStatement: String, redirectURL: String, context: @escaping @Sendable () -> DeviceContext,
-        clock: any WallClock, logger: Logger
+        clock: any WallClock, logger: Logger, taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.executor = executor
         self.store = store
@@ -35,6 +38,7 @@ package actor AccessTokenProvider {
         self.context = context
         self.clock = clock
         self.logger = logger
+        self.taskExecutor = taskExecutor
     }
 
     /// True when credentials and an unexpired token are at hand (no request needed).
@@ -52,7 +56,9 @@ package actor AccessTokenProvider {
         if let refresh {
             task = refresh
         } else {
-            task = Task { try await self.fetchToken() }
+            // Unstructured: callers share it, and one caller's cancellation must not end it for the
+            // others. Such a task does not inherit the caller's executor preference: it is given.
+            task = Task(executorPreference: taskExecutor) { try await self.fetchToken() }
             refresh = task
         }
         do {

@@ -209,7 +209,7 @@ package actor Engine {
             provider = AccessTokenProvider(
                 executor: executor, store: store, scope: scope, baseURL: baseURL,
                 softwareStatement: settings.softwareStatement, redirectURL: settings.redirectURL,
-                context: { context.withLock { $0 } }, clock: clock, logger: logger)
+                context: { context.withLock { $0 } }, clock: clock, logger: logger, taskExecutor: thread)
             providers[baseURL] = provider
         }
         let context = context

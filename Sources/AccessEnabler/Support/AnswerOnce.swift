@@ -18,7 +18,7 @@ package final class AnswerOnce<Value: Sendable>: Sendable {
     package enum Ending: Sendable, Equatable {
         /// `answer` came first.
         case answered
-        /// The timeout given to `wait` or `startTimeout` passed first.
+        /// The timeout given to `wait` passed first.
         case timedOut
         /// `abandon` came first (cancellation, destroy).
         case abandoned
@@ -29,7 +29,6 @@ package final class AnswerOnce<Value: Sendable>: Sendable {
         var ending: Ending?
         var onFinish: [@Sendable () -> Void] = []
         var onCancel: [@Sendable () -> Void] = []
-        var timer: Task<Void, Never>?
     }
 
     private let state: Locked<State>
@@ -69,33 +68,14 @@ package final class AnswerOnce<Value: Sendable>: Sendable {
         if over { body() }
     }
 
-    /// Ends the slot with `value()` (as a timeout: the `onCancel` handlers run) unless it is over
-    /// within `millis` of `clock`'s time. The timer stops when the slot ends first.
-    package func startTimeout(
-        millis: Int64, clock: any WallClock = SystemClock(),
-        with value: @escaping @Sendable () -> Value
-    ) {
-        let timer = Task {
-            await clock.sleep(millis: millis)
-            if !Task.isCancelled { self.finish(value(), .timedOut) }
-        }
-        let over = state.withLock { state -> Bool in
-            if state.ending != nil { return true }
-            state.timer = timer
-            return false
-        }
-        if over { timer.cancel() }
-    }
-
     @discardableResult
-    private func finish(_ value: Value, _ ending: Ending) -> Bool {
+    fileprivate func finish(_ value: Value, _ ending: Ending) -> Bool {
         let taken = state.withLock { state -> State? in
             guard state.ending == nil else { return nil }
             defer { state = State(deliver: nil, ending: ending) }
             return state
         }
         guard let taken, let deliver = taken.deliver else { return false }
-        taken.timer?.cancel()
         for hook in taken.onFinish { hook() }
         if ending != .answered { for cancel in taken.onCancel { cancel() } }
         deliver(value)
@@ -107,17 +87,37 @@ extension AnswerOnce {
     /// Starts a request with `start` and waits for its outcome: the answer given to the slot,
     /// `timedOut()` after `timeoutMillis` of `clock`'s time (nil: no timeout), or `cancelled()`
     /// when the waiting task is cancelled (before `start` too: then `start` is not called).
+    ///
+    /// The timer is a child task of the waiting one, not a task of its own: it runs where the
+    /// waiting task runs (the client's engine thread, never Swift's cooperative pool, which a host
+    /// may keep busy: docs/THREADING.md) and ends with the wait.
     package static func wait(
         timeoutMillis: Int64?, clock: any WallClock = SystemClock(),
         timedOut: @escaping @Sendable () -> Value, cancelled: @escaping @Sendable () -> Value,
         _ start: (AnswerOnce<Value>) -> Void
     ) async -> Value {
+        guard let timeoutMillis else { return await outcome(cancelled: cancelled, start) }
+        return await withDiscardingTaskGroup { timers in
+            let timer = Timer()
+            timers.addTask {
+                await clock.sleep(millis: timeoutMillis)
+                if !Task.isCancelled { timer.fire(timedOut()) }
+            }
+            let value = await outcome(cancelled: cancelled) { slot in
+                timer.arm(slot)
+                start(slot)
+            }
+            timers.cancelAll()  // the answer came first: the timer's sleep ends now
+            return value
+        }
+    }
+
+    private static func outcome(cancelled: @escaping @Sendable () -> Value, _ start: (AnswerOnce<Value>) -> Void) async -> Value {
         let pending = Locked<AnswerOnce<Value>?>(nil)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
                 let slot = AnswerOnce { continuation.resume(returning: $0) }
                 pending.withLock { $0 = slot }
-                if let timeoutMillis { slot.startTimeout(millis: timeoutMillis, clock: clock, with: timedOut) }
                 if Task.isCancelled {
                     slot.abandon(cancelled())
                     return
@@ -126,6 +126,28 @@ extension AnswerOnce {
             }
         } onCancel: {
             pending.withLock { $0 }?.abandon(cancelled())
+        }
+    }
+
+    /// The timeout of one wait: the timer may fire before the slot exists (a timeout of 0 on a
+    /// slow start), then the slot ends as soon as it is armed.
+    private final class Timer: Sendable {
+        private let state = Locked<(slot: AnswerOnce<Value>?, fired: Value?)>((nil, nil))
+
+        func arm(_ slot: AnswerOnce<Value>) {
+            let fired = state.withLock { state -> Value? in
+                state.slot = slot
+                return state.fired
+            }
+            if let fired { slot.finish(fired, .timedOut) }
+        }
+
+        func fire(_ value: Value) {
+            let slot = state.withLock { state -> AnswerOnce<Value>? in
+                if state.slot == nil { state.fired = value }
+                return state.slot
+            }
+            slot?.finish(value, .timedOut)
         }
     }
 }
