@@ -6,7 +6,10 @@
  *   bench overhead <url> <store> <statement> <device> <request-file> <calls>
  *       ae_get_authorization -> set_token, one call at a time, interleaved in blocks with a bare
  *       libcurl replay of the SDK's own decisions/authorize request (<request-file>: method line,
- *       URL line, header lines, an empty line, the body), 2 ms apart. Samples in microseconds.
+ *       URL line, header lines, an empty line, the body), and with the same replay through a
+ *       curl_multi loop on a thread of its own (the SDK's shape without the SDK: the caller wakes
+ *       the loop with curl_multi_wakeup, the loop posts the caller's semaphore), 2 ms apart.
+ *       Samples in microseconds.
  *   bench load <url> <store> <statement> <device> <threads> <burst> <total> <inflight> <samples>
  *       <burst> getAuthorization calls released at once from <threads> threads; then <total>
  *       calls with at most <inflight> outstanding, VmRSS sampled <samples> times.
@@ -212,6 +215,38 @@ static size_t discard(char *data, size_t size, size_t count, void *u) {
  * authorization's expiry) is not charged to the next call. Back-to-back throughput is `load`'s. */
 #define IDLE_MS 2
 
+/* The replay through a curl_multi loop on its own thread, driven like CurlTransport: a request is
+ * posted and the loop woken with curl_multi_wakeup; the loop adds the handle, performs and polls,
+ * and posts `multi_done` when the transfer is done. */
+static struct {
+    CURLM *multi;
+    CURL *easy;
+    atomic_int posted, stop;
+    sem_t done;
+    long status;
+    CURLcode code;
+} loop;
+
+static void *multi_loop(void *unused) {
+    (void)unused;
+    int running = 0;
+    while (!atomic_load(&loop.stop)) {
+        if (atomic_exchange(&loop.posted, 0)) curl_multi_add_handle(loop.multi, loop.easy);
+        curl_multi_perform(loop.multi, &running);
+        CURLMsg *message;
+        int queued;
+        while ((message = curl_multi_info_read(loop.multi, &queued)) != NULL) {
+            if (message->msg != CURLMSG_DONE) continue;
+            loop.code = message->data.result;
+            curl_easy_getinfo(message->easy_handle, CURLINFO_RESPONSE_CODE, &loop.status);
+            curl_multi_remove_handle(loop.multi, message->easy_handle);
+            sem_post(&loop.done);
+        }
+        curl_multi_poll(loop.multi, NULL, 0, 1000, NULL);
+    }
+    return NULL;
+}
+
 static int overhead(int argc, char **argv) {
     if (argc < 2) return 2;
     replay r;
@@ -228,10 +263,17 @@ static int overhead(int argc, char **argv) {
         curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.body);
     }
 
+    loop.multi = curl_multi_init();
+    loop.easy = curl_easy_duphandle(easy);
+    sem_init(&loop.done, 0, 0);
+    pthread_t loop_thread;
+    if (pthread_create(&loop_thread, NULL, multi_loop, NULL) != 0) die("pthread_create");
+
     ae_client *client = ready_client();
     double *sdk = calloc((size_t)calls, sizeof *sdk), *bare = calloc((size_t)calls, sizeof *bare);
+    double *multi = calloc((size_t)calls, sizeof *multi);
     const int warmup = 20, block = 25;
-    int sdk_count = 0, bare_count = 0, bad_status = 0;
+    int sdk_count = 0, bare_count = 0, multi_count = 0, bad_status = 0;
     for (int i = -warmup; i < calls; i += block) {
         for (int k = 0; k < block; k++) {           /* the SDK: call -> set_token */
             double start = now_us();
@@ -250,12 +292,28 @@ static int overhead(int argc, char **argv) {
             if (i >= 0 && bare_count < calls) bare[bare_count++] = elapsed;
             pause_ms(IDLE_MS);
         }
+        for (int k = 0; k < block; k++) {           /* the same request through the multi loop */
+            double start = now_us();
+            atomic_store(&loop.posted, 1);
+            curl_multi_wakeup(loop.multi);
+            sem_wait(&loop.done);
+            double elapsed = now_us() - start;
+            if (loop.code != CURLE_OK || loop.status != 200) bad_status++;
+            if (i >= 0 && multi_count < calls) multi[multi_count++] = elapsed;
+            pause_ms(IDLE_MS);
+        }
     }
     ae_client_destroy(client);
+    atomic_store(&loop.stop, 1);
+    curl_multi_wakeup(loop.multi);
+    pthread_join(loop_thread, NULL);
+    curl_easy_cleanup(loop.easy);
+    curl_multi_cleanup(loop.multi);
     curl_easy_cleanup(easy);
     printf("{");
     print_samples("sdk_us", sdk, sdk_count, 1);
     print_samples("curl_us", bare, bare_count, 1);
+    print_samples("multi_us", multi, multi_count, 1);
     printf("\"tokens\":%ld,\"failures\":%ld,\"curl_errors\":%d}\n", atomic_load(&tokens), atomic_load(&failures),
            bad_status);
     return atomic_load(&failures) == 0 && bad_status == 0 ? 0 : 1;
