@@ -61,10 +61,19 @@ import Testing
     }
 
     @Test func queuedCallsEndWithTheirFailureCallbacksWhenSetRequestorFails() async throws {
+        // The configuration's answer waits until both calls are made: the in-memory Adobe answers
+        // at once, and a setRequestor that has already failed refuses the calls (noRequestor)
+        // instead of queueing them (seen in CI).
+        let callsMade = DispatchSemaphore(value: 0)
+        adobe.override = { request in
+            if request.url.contains("/configuration") { _ = callsMade.wait(timeout: .now() + 10) }
+            return nil
+        }
         let enabler = try client()
         try enabler.setRequestor("UNKNOWN")
         try enabler.checkAuthentication()
         try enabler.getAuthorization("R1")
+        callsMade.signal()
         try await recorder.wait { if case .tokenFailed = $0 { true } else { false } }
         #expect(
             recorder.main == [
