@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+from swift_source import code_only
+
 LAYERS = ["Support", "Model", "HTTP", "Store", "Adobe", "Partner", "Flows", "Engine", "Facade"]
 SOURCES = Path(__file__).resolve().parent.parent / "Sources"
 ROOT = SOURCES / "AccessEnabler"
@@ -21,14 +23,6 @@ DECLARATION = re.compile(r"^(?:(?:public|package|private|fileprivate|internal|fi
 
 NESTED = re.compile(r"^\s*(?:(?:public|package|private|fileprivate|internal|final|indirect|nonisolated)\s+)*"
                     r"(?:struct|enum|class|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)", re.M)
-
-
-def code_only(text: str) -> str:
-    """The source without comments and string literals (a name in prose is not a use)."""
-    text = re.sub(r'"""[\s\S]*?"""', '""', text)
-    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
-    text = re.sub(r"/\*[\s\S]*?\*/", "", text)
-    return re.sub(r"//[^\n]*", "", text)
 
 
 def folder(layer: str) -> Path:

@@ -12,17 +12,11 @@ import re
 import sys
 from pathlib import Path
 
+from swift_source import code_only
+
 SOURCES = Path(__file__).resolve().parent.parent / "Sources"
 TARGETS = ["AccessEnabler", "AccessEnablerCABI"]
 UNSTRUCTURED = re.compile(r"(?<![A-Za-z0-9_.])Task\s*(?:\{|\.detached\b|\((?!\s*executorPreference\s*:))")
-
-
-def code_only(text: str) -> str:
-    """The source without comments and string literals, line numbers kept."""
-    text = re.sub(r'"""[\s\S]*?"""', lambda m: "\n" * m.group(0).count("\n"), text)
-    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
-    text = re.sub(r"/\*[\s\S]*?\*/", lambda m: "\n" * m.group(0).count("\n"), text)
-    return re.sub(r"//[^\n]*", "", text)
 
 
 def main() -> int:
