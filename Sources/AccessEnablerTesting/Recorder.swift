@@ -58,24 +58,24 @@ package final class Recorder: EntitlementDelegate, EntitlementStatus, @unchecked
     /// Waits until an entry matches (polling the recording), up to `seconds`.
     @discardableResult
     package func wait(_ seconds: Double = 10, for match: (Entry) -> Bool) async throws -> Entry {
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if let entry = all.first(where: match) { return entry }
-            try await Task.sleep(nanoseconds: 5_000_000)
-        } while Date() < deadline
-        // Once more: a task that got no thread until after the deadline still sees what came.
-        if let entry = all.first(where: match) { return entry }
+        if try await poll(seconds, until: { all.contains(where: match) }), let entry = all.first(where: match) { return entry }
         throw RecorderTimeout(description: "timed out waiting; recorded: \(all)")
     }
 
     package func waitCount(_ count: Int, _ seconds: Double = 10, where match: (Entry) -> Bool) async throws {
+        if try await poll(seconds, until: { all.filter(match).count >= count }) { return }
+        throw RecorderTimeout(description: "timed out waiting for \(count); recorded: \(all)")
+    }
+
+    /// Polls `done` every 5 ms for `seconds`, and once more after the deadline: a task that got
+    /// no thread until after it still sees what came.
+    private func poll(_ seconds: Double, until done: () -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         repeat {
-            if all.filter(match).count >= count { return }
+            if done() { return true }
             try await Task.sleep(nanoseconds: 5_000_000)
         } while Date() < deadline
-        if all.filter(match).count >= count { return }
-        throw RecorderTimeout(description: "timed out waiting for \(count); recorded: \(all)")
+        return done()
     }
 
     /// Waits until an entry matches, blocking the calling thread (for a test that holds a thread
