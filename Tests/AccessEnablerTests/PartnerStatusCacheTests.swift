@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 @testable import AccessEnabler
 import AccessEnablerTesting
+import CSQLite
 import Foundation
 import Testing
 
@@ -109,5 +110,62 @@ import Testing
         #expect(decisions.count == 3)
         #expect(decisions.allSatisfy { $0.header("AP-Partner-Framework-Status") != nil })
         #expect(recorder.all.filter { if case .token(_, "LIVE") = $0 { true } else { false } }.count == 3)
+    }
+
+    /// Issue 28 item 3, as the review found it: a partner framework, a keyed store whose sealed
+    /// profile row no longer opens, a partner status older than 5 minutes. getAuthentication reads
+    /// the store while the facade holds its submit lock, the store logs the refused row, and a sink
+    /// that calls the client (any call) hung for good. Now the line reaches the sink once the lock is
+    /// released, and both calls are accepted.
+    @Test func aLogSinkCallingTheClientOnALineLoggedUnderTheFacadesLockDoesNotHang() async throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let clock = ManualClock(now)
+        scriptAdobe(notAfter: now + 86_400_000)
+        var script = PartnerSimulator.Script()
+        script.account = "Comcast"
+        script.signIn = .signedIn
+        script.expirationDate = now + 2 * 86_400_000
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ae-sink-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let holder = Locked<AccessEnabler?>(nil)
+        let nested = Locked<[Int32]>([])  // what the sink's own calls returned (0: accepted)
+        var settings = Settings.test(storagePath: path)
+        settings.partner = PartnerSimulator(script)
+        settings.storeKey = Array(0..<32).map(UInt8.init)
+        settings.logLevel = .debug
+        settings.logSink = { _, message in
+            guard message.contains("tamper"), let enabler = holder.withLock({ $0 }) else { return }
+            do {
+                try enabler.getSelectedProvider()
+                nested.withLock { $0.append(0) }
+            } catch { nested.withLock { $0.append((error as? AccessEnablerError)?.code ?? -1) } }
+        }
+        let enabler = try AccessEnabler(settings: settings, transport: adobe, clock: clock)
+        enabler.delegate = recorder
+        enabler.statusDelegate = recorder
+        holder.withLock { $0 = enabler }
+        try enabler.setRequestor("REF30")
+        try await recorder.wait { $0.isRequestorComplete }  // the silent exchange stored an Apple SSO profile
+
+        var database: OpaquePointer?
+        #expect(sqlite3_open(path, &database) == SQLITE_OK)
+        #expect(sqlite3_exec(database, "UPDATE profiles SET body = 'no longer opens'", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_changes(database) == 1)
+        sqlite3_close(database)
+        clock.advance(Engine.partnerStatusMaxAgeMillis + 1_000)  // the partner status is stale
+
+        let returned = Locked<Int32?>(nil)
+        let caller = Thread {
+            do {
+                try enabler.getAuthentication()
+                returned.withLock { $0 = 0 }
+            } catch { returned.withLock { $0 = (error as? AccessEnablerError)?.code ?? -1 } }
+        }
+        caller.start()
+        for _ in 0..<1_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(returned.withLock { $0 } == 0, "getAuthentication did not return (the sink's call waited for its lock)")
+        #expect(nested.withLock { $0 } == [0], "the sink heard of the refused row once, and its call was accepted")
+        // Not after a hang: shutdown would wait for the lock the stuck caller holds.
+        if returned.withLock({ $0 }) != nil { enabler.shutdown() }
     }
 }

@@ -58,8 +58,6 @@ package final class TokenStore: Sendable {
     let logger: Logger
     /// The records already logged as tampered with (once per record and store object).
     private let reportedTampering = Locked<Set<String>>([])
-    /// Tampering lines waiting for the database lock to be released.
-    private let pendingReports = Locked<[String]>([])
 
     /// Closes the database now (the client's destroy); later calls fail with `.closed`. Waits for
     /// a `keepingOpen` section in progress, so its writes land.
@@ -202,26 +200,19 @@ package final class TokenStore: Sendable {
     }
 
     /// Logs a refused value at error level, once per record and store object. Names the table,
-    /// column and the record's key (API, requestor, MVPD or client id), never the value. The line is
-    /// logged once the database lock is released (`run`): the host's log sink never runs under it.
+    /// column and the record's key (API, requestor, MVPD or client id), never the value. Logged under the
+    /// database lock, the line reaches the host's sink once the thread holds no lock (Logger).
     func reportTampering(_ context: [String], _ what: String) {
         guard reportedTampering.withLock({ $0.insert(context.joined(separator: "|") + "|" + what).inserted }) else { return }
         let column = Self.sealedColumns.first { $0.table == context[0] }?.column ?? "?"
         let line =
             "the store's \(context[0]).\(column) of record (\(context.dropFirst(2).joined(separator: ", "))) \(what): "
             + "refused as tampering; the record is treated as absent"
-        pendingReports.withLock { $0.append(line) }
-    }
-
-    func flushReports() {
-        for line in pendingReports.withLock({ lines in
-            defer { lines = [] }; return lines
-        }) { logger.error(line) }
+        logger.error(line)
     }
 
     @discardableResult
     func run<T>(_ body: (SQLiteDatabase) throws(StoreError) -> T) throws(StoreError) -> T {
-        defer { flushReports() }  // after the lock is released
         return try database.withLock { database throws(StoreError) in try body(database) }
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CSystem
 import Glibc
 
 /// Log levels; the values are the header's AE_LOG_*.
@@ -10,7 +11,8 @@ public enum LogLevel: Int32, Sendable, Comparable {
 /// The host's log sink. Calls are serialized (one at a time, in order) and made with no lock of
 /// the SDK held, so the sink may call any SDK function, also ones that log: a message logged while
 /// the sink runs (by the sink itself or by another thread) is queued and delivered by the thread
-/// already delivering, once the sink returns. Messages never carry secrets: callers log ids,
+/// already delivering, once the sink returns; one logged by a thread that holds a lock (Locked)
+/// is queued and delivered when that thread's last lock is released. Messages never carry secrets: callers log ids,
 /// codes and sizes, never credentials, tokens, attributes or SAML. Once `close` returns (the
 /// client is destroyed), the sink is never called again.
 package final class Logger: Sendable {
@@ -38,19 +40,31 @@ package final class Logger: Sendable {
     package static let silent = Logger(maxLevel: .error, sink: nil)
 
     package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
-        guard let sink, level <= maxLevel else { return }
+        guard sink != nil, level <= maxLevel else { return }
         let text = message()
+        // A thread that holds one of the library's locks (Locked) only queues the line: the lock's
+        // last release on this thread delivers it (deliverDeferred), so the sink never runs under a
+        // lock that a call it makes would take again (issue 28: a sink calling ae_* hung for good).
+        let held = csystem_lock_depth() > 0
         let deliver = state.withLock { state -> Bool in
             if state.closed { return false }
             if state.queue.count < Self.maxQueued { state.queue.append((level, text)) } else { state.dropped += 1 }
-            if state.delivering { return false }
+            if state.delivering || held { return false }
             state.delivering = true
             state.deliverer = pthread_self()
             return true
         }
-        guard deliver else { return }
-        // This thread delivers until the queue is empty (or the logger is closed); the lock is never
-        // held while the sink runs.
+        if held {
+            Self.deferOnThisThread(self)
+        } else if deliver {
+            deliverQueued()
+        }
+    }
+
+    /// Delivers the queued lines on this thread, which took the delivering role (`state.delivering`),
+    /// until the queue is empty or the logger is closed; the lock is never held while the sink runs.
+    private func deliverQueued() {
+        guard let sink else { return }
         while true {
             let (batch, dropped) = state.withLock { state -> ([(LogLevel, String)], Int) in
                 defer {
@@ -70,6 +84,41 @@ package final class Logger: Sendable {
                 sink(.warning, "\(dropped) log messages were dropped (the log sink is slower than the SDK)")
             }
         }
+    }
+
+    /// Delivers the queued lines of a logger whose line was deferred, unless another thread is
+    /// delivering (it takes them).
+    private func deliverIfIdle() {
+        let deliver = state.withLock { state -> Bool in
+            if state.closed || state.delivering || (state.queue.isEmpty && state.dropped == 0) { return false }
+            state.delivering = true
+            state.deliverer = pthread_self()
+            return true
+        }
+        if deliver { deliverQueued() }
+    }
+
+    /// The loggers with lines queued while this thread held a lock (the thread's list in CSystem).
+    private final class Deferred {
+        var loggers: [Logger] = []
+    }
+
+    private static func deferOnThisThread(_ logger: Logger) {
+        let list: Deferred
+        if let raw = csystem_deferred_logs() {
+            list = Unmanaged<Deferred>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            list = Deferred()
+            csystem_set_deferred_logs(Unmanaged.passRetained(list).toOpaque())
+        }
+        if !list.loggers.contains(where: { $0 === logger }) { list.loggers.append(logger) }
+    }
+
+    /// Called by Locked when this thread released its last lock and lines were deferred meanwhile
+    /// (`raw`: the thread's list, now this call's to release).
+    package static func deliverDeferred(_ raw: UnsafeMutableRawPointer) {
+        let list = Unmanaged<Deferred>.fromOpaque(raw).takeRetainedValue()
+        for logger in list.loggers { logger.deliverIfIdle() }
     }
 
     /// Stops the sink for good (ae_client_destroy): messages queued or logged later are dropped, and
