@@ -169,9 +169,16 @@ enum {
     AE_E_STORAGE = 5,             /**< the token store cannot be opened or written */
     AE_E_INSECURE_URL = 6,        /**< a plain http:// URL that is not a loopback address */
     AE_E_INTERNAL = 7,            /**< a bug in the library; the message says where */
-    AE_E_STORE_KEY = 8            /**< the store's records are sealed under another key, or sealed and
+    AE_E_STORE_KEY = 8,           /**< the store's records are sealed under another key, or sealed and
                                         no store_key was given (nothing was changed or deleted) */
+    AE_E_QUEUE_FULL = 9           /**< AE_MAX_QUEUED_CALLS calls already wait for setRequestor (or the
+                                        partner status) to complete: this one is refused, no callback
+                                        (since 1.3) */
 };
+
+/** The most AccessEnabler calls that wait behind a running ae_set_requestor() (or a partner status
+    being asked); the next one returns AE_E_QUEUE_FULL until they drain. Since 1.3. */
+#define AE_MAX_QUEUED_CALLS 1000
 
 /**
  * A short English description of a status code ("invalid argument", ...); "unknown status" for
@@ -462,12 +469,17 @@ typedef struct ae_http_transport {
 
     /** Sends one request (required). All arguments are borrowed for the duration of the call: copy
         what you keep. `headers` is a NULL-terminated array of "Name: value" strings; `body` may be NULL
-        (body_length 0). `timeout_ms` is the whole exchange's budget. Called on an SDK thread; must not block. */
+        (body_length 0). `timeout_ms` is the whole exchange's budget. Called on an SDK thread; must not block.
+        Never called once ae_client_destroy() has returned (destroy waits for a `send` running on
+        another thread). */
     void (*send)(const char *method, const char *url, const char *const *headers, const uint8_t *body,
                  size_t body_length, int32_t timeout_ms, ae_http_request *request, void *user_data);
 
-    /** Optional: the SDK no longer needs the answer (client destroyed, flow cancelled). The host may
-        still reply; the reply is then refused with AE_E_INVALID_HANDLE. */
+    /** Optional: the SDK no longer needs the answer (client destroyed, flow cancelled, timed out). The
+        host may still reply; the reply is then refused with AE_E_INVALID_HANDLE. Called at most once per
+        request the host got in `send`, on an SDK thread or, for the requests in flight at destroy, on the
+        thread calling ae_client_destroy() (before it returns); never after destroy has returned. Must
+        not block. */
     void (*cancel)(ae_http_request *request, void *user_data);
 } ae_http_transport;
 
@@ -869,8 +881,14 @@ typedef struct ae_client ae_client;
 AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *delegate, ae_client **out);
 
 /**
- * Destroys a client: cancels its requests and polling, waits until no callback of it can run
- * (except when called from inside one of its callbacks), closes its store. NULL is a no-op.
+ * Destroys a client: cancels its requests and polling (a host transport's `cancel`, a partner's or
+ * identity provider's `cancel_request` are called for the requests in flight, before it returns),
+ * waits until no callback of it can run (except when called from inside one of its callbacks),
+ * closes its store. The completions of ae_preauthorize() calls not answered yet are called here,
+ * on this thread, before it returns (each exactly once: every resource denied with, and "status",
+ * the enhanced error {"status": 0, "code": "client_destroyed", "action": "none"}). After it
+ * returns, none of the host's functions given to this client (delegate, log sink, transport,
+ * partner, identity provider) is called again. NULL is a no-op.
  *
  * Ownership: takes `client`; the handle is invalid afterwards (calls with it return
  * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
@@ -924,10 +942,16 @@ AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
  */
 AE_API int ae_client_event_fd(ae_client *client);
 
+/** The most callbacks one ae_client_dispatch() runs; the descriptor stays readable while more wait.
+    Since 1.3. */
+#define AE_DISPATCH_MAX_CALLBACKS 1000
+
 /**
  * Event-loop mode: runs the callbacks queued when the call starts, in order, on the calling thread,
- * and clears the descriptor's readiness. Callbacks queued meanwhile wait for the next call (the
- * descriptor is readable again). A callback may call any function, including ae_client_dispatch()
+ * at most AE_DISPATCH_MAX_CALLBACKS of them (as a libuv loop iteration is bounded: the host's loop
+ * gets control back), and clears the descriptor's readiness. Callbacks queued meanwhile, or beyond
+ * the bound, wait for the next call (the descriptor is readable again). Its cost is linear in the
+ * callbacks it runs. A callback may call any function, including ae_client_dispatch()
  * (it returns at once) and ae_client_destroy() (no further callback runs).
  *
  * @param client  The client (from ae_client_create()).
@@ -1178,7 +1202,9 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  *
  * @param client  The client (from ae_client_create()).
  * @param request_json  {"resources": [...], "disableFeatures": ["LOCAL_CACHE", "REMOTE_CACHE"]?}. Not NULL.
- * @param callback      Called exactly once with the response. Not NULL.
+ * @param callback      Called exactly once with the response: on the callback thread (or in
+ *                      ae_client_dispatch()), or, when the client is destroyed before the answer,
+ *                      inside ae_client_destroy() with "client_destroyed" (see there). Not NULL.
  * @param user_data     Passed back to `callback`.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a request, or no callback).
  * Ownership: copied. Thread: any. Callback: `callback` (not a delegate callback, as on iOS where the

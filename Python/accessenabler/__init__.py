@@ -36,6 +36,8 @@ AE_E_STORAGE = 5
 AE_E_INSECURE_URL = 6
 AE_E_INTERNAL = 7
 AE_E_STORE_KEY = 8
+AE_E_QUEUE_FULL = 9  # 1.3: AE_MAX_QUEUED_CALLS calls already wait for setRequestor
+AE_MAX_QUEUED_CALLS = 1000
 
 # --- AccessEnabler constants -----------------------------------------------------------------
 ACCESS_ENABLER_STATUS_ERROR = 0

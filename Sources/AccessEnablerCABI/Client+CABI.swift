@@ -9,10 +9,21 @@ import AccessEnabler
 final class CClient: Sendable {
     let enabler: AccessEnabler
     let bridge: DelegateBridge
+    /// The gates of the host's partner framework and identity provider, closed at destroy after the
+    /// engine cancelled their requests (the transport's is closed by the facade's shutdown).
+    let hostGates: [HostCalls]
 
-    init(enabler: AccessEnabler, bridge: DelegateBridge) {
+    init(enabler: AccessEnabler, bridge: DelegateBridge, hostGates: [HostCalls]) {
         self.enabler = enabler
         self.bridge = bridge
+        self.hostGates = hostGates
+    }
+
+    /// ae_client_destroy: the facade's shutdown (callbacks, requests, store, log), then the gates:
+    /// once this returns, none of the host's functions given to this client runs again.
+    func destroy() {
+        enabler.shutdown()
+        for gate in hostGates { gate.close() }
     }
 }
 
@@ -42,7 +53,9 @@ public func ae_client_create(
         let bridge = DelegateBridge(table)
         enabler.delegate = bridge
         enabler.statusDelegate = bridge
-        guard let handle = Handles.clients.insert(CClient(enabler: enabler, bridge: bridge)) else {
+        let gates = [(settings.partner as? CPartner)?.host, (settings.identityProvider as? CIdentityProvider)?.host]
+        guard let handle = Handles.clients.insert(CClient(enabler: enabler, bridge: bridge, hostGates: gates.compactMap { $0 }))
+        else {
             enabler.shutdown()
             throw .internalError("too many clients")
         }
@@ -53,7 +66,7 @@ public func ae_client_create(
 @c @implementation
 public func ae_client_destroy(_ client: OpaquePointer?) {
     guard let removed = Handles.clients.remove(client) else { return }
-    removed.enabler.shutdown()
+    removed.destroy()
 }
 
 @c @implementation

@@ -9,6 +9,8 @@ final class CIdentityProvider: IdentityTokenProvider, @unchecked Sendable {
     private let table: ae_identity_provider
     let kinds: Set<IdentityTokenKind>
     let timeoutMillis: Int?
+    /// Closed at destroy (ae_client_destroy): no host function is called after it.
+    let host = HostCalls()
 
     init(_ table: ae_identity_provider) throws(AccessEnablerError) {
         guard table.request_token != nil else { throw .invalidArgument("identity: request_token is required") }
@@ -30,12 +32,15 @@ final class CIdentityProvider: IdentityTokenProvider, @unchecked Sendable {
         reply.whenFinished { _ = Handles.identityRequests.remove(OpaquePointer(bitPattern: number)) }
         if let cancel = table.cancel_request {
             let userData = HostPointer(raw: table.user_data)
-            reply.onCancel { cancel(OpaquePointer(bitPattern: number), userData.raw) }
+            let host = host
+            reply.onCancel { host.run(cancelling: true) { cancel(OpaquePointer(bitPattern: number), userData.raw) } }
         }
-        // Over already (the client is being destroyed): the host never hears of it, and would get
-        // no cancel_request for it (the hooks above came too late to run).
-        guard reply.isPending else { return }
-        table.request_token?(kind.rawValue, reason.rawValue, handle, table.user_data)
+        host.run {
+            // Over already (the client is being destroyed): the host never hears of it, and would get
+            // no cancel_request for it (the hooks above came too late to run).
+            guard reply.isPending else { return }
+            table.request_token?(kind.rawValue, reason.rawValue, handle, table.user_data)
+        }
     }
 }
 

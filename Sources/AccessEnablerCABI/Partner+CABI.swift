@@ -37,6 +37,8 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
     private let table: ae_partner_framework
     let name: String
     let timeoutMillis: Int?
+    /// Closed at destroy (ae_client_destroy): no host function is called after it.
+    let host = HostCalls()
 
     init(_ table: ae_partner_framework) throws(AccessEnablerError) {
         guard table.check_access_status != nil, table.enqueue_metadata_request != nil else {
@@ -51,12 +53,18 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
 
     func checkAccessStatus(prompt: Bool, reply: PartnerReply<PartnerAccess>) {
         guard let handle = track(.access(reply), reply) else { return }
-        table.check_access_status?(prompt ? 1 : 0, handle, table.user_data)
+        host.run {
+            guard reply.isPending else { return }  // cancelled meanwhile (destroy): never heard of
+            table.check_access_status?(prompt ? 1 : 0, handle, table.user_data)
+        }
     }
 
     func enqueue(_ request: PartnerMetadataRequest, reply: PartnerReply<PartnerMetadata>) {
         guard let handle = track(.metadata(reply), reply) else { return }
-        JSON.text(request).withCString { table.enqueue_metadata_request?($0, handle, table.user_data) }
+        host.run {
+            guard reply.isPending else { return }  // cancelled meanwhile (destroy): never heard of
+            JSON.text(request).withCString { table.enqueue_metadata_request?($0, handle, table.user_data) }
+        }
     }
 
     /// The handle the host gets for `reply`: refused once the request is over (late replies are
@@ -70,7 +78,8 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
         reply.whenFinished { _ = Handles.partnerRequests.remove(OpaquePointer(bitPattern: number)) }
         if let cancel = table.cancel_request {
             let userData = HostPointer(raw: table.user_data)
-            reply.onCancel { cancel(OpaquePointer(bitPattern: number), userData.raw) }
+            let host = host
+            reply.onCancel { host.run(cancelling: true) { cancel(OpaquePointer(bitPattern: number), userData.raw) } }
         }
         return handle
     }

@@ -100,6 +100,7 @@ public func ae_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     case Int32(AE_E_INSECURE_URL): StaticText.insecureURL
     case Int32(AE_E_INTERNAL): StaticText.internalError
     case Int32(AE_E_STORE_KEY): StaticText.storeKey
+    case Int32(AE_E_QUEUE_FULL): StaticText.queueFull
     default: StaticText.unknown
     }
 }
@@ -116,6 +117,7 @@ private enum StaticText {
     nonisolated(unsafe) static let insecureURL = make("plain http is allowed for loopback addresses only")
     nonisolated(unsafe) static let internalError = make("internal error")
     nonisolated(unsafe) static let storeKey = make("the store is sealed under another key, or sealed and no key was given")
+    nonisolated(unsafe) static let queueFull = make("too many calls are waiting for setRequestor to complete")
     nonisolated(unsafe) static let unknown = make("unknown status")
 }
 

@@ -31,12 +31,20 @@ final class PendingExchange: Sendable {
 }
 
 /// The host's ae_http_transport as an HTTPTransport.
+///
+/// Closed by `shutdown` (ae_client_destroy, HostCalls): from then on `send` fails at once without
+/// calling the host, the exchanges in flight are cancelled (the host's `cancel`, before shutdown
+/// returns), and a `send` or `cancel` running on another thread is waited for. So once destroy has
+/// returned, the host's functions are never called again for this client (issue 28: the shared
+/// access-token fetch sent DCR's token request after destroy).
 final class CTransport: HTTPTransport, @unchecked Sendable {
     private let table: ae_http_transport
     let maxBodyBytes: Int
     private let timeoutMillis: Int
     /// How much longer than its own `timeout_ms` the host gets before the SDK gives up on a reply.
     private static let graceMillis: Int64 = 1_000
+    /// Closed at destroy (`shutdown`): no host function is called after it.
+    private let host = HostCalls()
 
     init(_ table: ae_http_transport, maxBodyBytes: Int, timeoutMillis: Int) throws(AccessEnablerError) {
         guard table.send != nil else { throw .invalidArgument("transport: send is required") }
@@ -57,9 +65,14 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
             }
             let number = UInt(bitPattern: handle)
             slot.whenFinished { _ = Handles.httpRequests.remove(OpaquePointer(bitPattern: number)) }
-            // Timed out or cancelled: the host may stop working on it (a late reply is refused).
-            slot.onCancel { [weak self] in self?.cancelInHost(number) }
-            call(request, number)
+            let sent = host.run {
+                // Timed out or cancelled: the host may stop working on it (a late reply is refused).
+                // Only for a request the host sees.
+                slot.onCancel { [weak self] in self?.cancelInHost(number) }
+                call(request, number)
+            }
+            // Closed before the host saw it: the exchange ends here, unheard of by the host.
+            if !sent { slot.answer(.failure(.cancelled)) }
         }
         return try result.get()
     }
@@ -84,14 +97,21 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
     }
 
     private func cancelInHost(_ number: UInt) {
-        table.cancel?(OpaquePointer(bitPattern: number), table.user_data)
+        guard let cancel = table.cancel else { return }
+        host.run(cancelling: true) { cancel(OpaquePointer(bitPattern: number), table.user_data) }
     }
 
-    /// Ends every exchange still waiting (the client is being destroyed): the flows waiting get
-    /// `.cancelled`, later replies are refused.
+    /// Closes the transport (the client is being destroyed): later sends fail without reaching the
+    /// host; every exchange still waiting ends as `.cancelled` and the host gets `cancel` for it, on
+    /// this thread; a host function running on another thread is waited for. From inside the host's
+    /// own `send` or `cancel` (a host that destroys its client there) that call is not waited for.
     func shutdown() {
-        for exchange in Handles.httpRequests.removeAll(where: { $0.transport === self }) {
-            exchange.slot.answer(.failure(.cancelled))
+        host.close {
+            // A send that passed the gate on another thread has reached the host (waited for), and
+            // registered its cancel: every exchange still waiting ends here, its cancel on this thread.
+            for exchange in Handles.httpRequests.removeAll(where: { $0.transport === self }) {
+                exchange.slot.abandon(.failure(.cancelled))
+            }
         }
     }
 }

@@ -136,7 +136,7 @@ int main(void) {
         static const int32_t codes[] = {
             AE_OK,             AE_E_INVALID_ARG, AE_E_INVALID_HANDLE, AE_E_UNSUPPORTED_VERSION,
             AE_E_NO_REQUESTOR, AE_E_STORAGE,     AE_E_INSECURE_URL,   AE_E_INTERNAL,
-            AE_E_STORE_KEY,
+            AE_E_STORE_KEY,    AE_E_QUEUE_FULL,
         };
         const size_t n = sizeof codes / sizeof codes[0];
         const char *unknown = ae_status_string(9999);

@@ -22,7 +22,9 @@ package actor AccessTokenProvider {
     private var loaded = false
     private var credentials: ClientCredentials?
     private var token: (value: String, expiresAt: Int64)?
-    private var refresh: Task<String, any Error>?
+    /// The shared fetch in progress, and whether the client is shut down (`shutdown`, from any
+    /// thread: the fetch is no task of the engine's, so the engine's shutdown does not reach it).
+    private nonisolated let refresh = Locked<(task: Task<String, any Error>?, closed: Bool)>((nil, false))
 
     package init(
         executor: RequestExecutor, store: TokenStore, scope: StoreScope, baseURL: String,
@@ -52,23 +54,34 @@ package actor AccessTokenProvider {
     package func accessToken() async throws(CallFailure) -> String {
         loadFromStore()
         if let token, token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis() { return token.value }
-        let task: Task<String, any Error>
-        if let refresh {
-            task = refresh
-        } else {
+        let shared = refresh.withLock { refresh -> Task<String, any Error>? in
+            if refresh.closed { return nil }
+            if let task = refresh.task { return task }
             // Unstructured: callers share it, and one caller's cancellation must not end it for the
             // others. Such a task does not inherit the caller's executor preference: it is given.
-            task = Task(executorPreference: taskExecutor) { try await self.fetchToken() }
-            refresh = task
+            let task = Task(executorPreference: taskExecutor) { try await self.fetchToken() }
+            refresh.task = task
+            return task
         }
+        guard let task = shared else { throw CallFailure(.accessToken, .transport(.cancelled)) }
         do {
             let value = try await task.value
-            if refresh == task { refresh = nil }
+            refresh.withLock { if $0.task == task { $0.task = nil } }
             return value
         } catch {
-            if refresh == task { refresh = nil }
+            refresh.withLock { if $0.task == task { $0.task = nil } }
             throw (error as? CallFailure) ?? CallFailure(.accessToken, .transport(.cancelled))
         }
+    }
+
+    /// The client is shut down: the fetch in progress is cancelled (its request with it) and no
+    /// other starts, so no DCR request leaves after destroy (issue 28).
+    package nonisolated func shutdown() {
+        refresh.withLock { refresh -> Task<String, any Error>? in
+            refresh.closed = true
+            defer { refresh.task = nil }
+            return refresh.task
+        }?.cancel()
     }
 
     /// Drops `value` after Adobe rejected it (401), so the next call fetches a new one.
@@ -137,10 +150,13 @@ package actor AccessTokenProvider {
                     await ProcessLock.acquire(path: path, timeoutMillis: 45_000)
                 } else { nil }
             defer { withExtendedLifetime(lock) {} }
+            if Task.isCancelled { throw CallFailure(.registration, .transport(.cancelled)) }
             loadFromStore(again: true)
             if let token, token.expiresAt.clampedSubtracting(Self.expiryMarginMillis) > clock.nowMillis() { return token.value }
             if let credentials { current = credentials } else { current = try await register() }
         }
+        // Shut down meanwhile (register's answer came as the client was destroyed): nothing more leaves.
+        if Task.isCancelled { throw CallFailure(.accessToken, .transport(.cancelled)) }
         do {
             return try await requestToken(current)
         } catch let failure where isInvalidClient(failure.error) {

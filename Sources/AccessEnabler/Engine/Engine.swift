@@ -27,7 +27,8 @@ package actor Engine {
     package nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
     private nonisolated let tasks = Locked<(next: Int, running: [Int: Task<Void, Never>], closed: Bool)>((1, [:], false))
-    private var providers: [String: AccessTokenProvider] = [:]
+    /// The access-token providers by service URL (nonisolated: shutdown cancels their fetches).
+    private nonisolated let providers = Locked<(byURL: [String: AccessTokenProvider], closed: Bool)>(([:], false))
     /// Accepts, queues, runs or refuses every call (shared with the facade's threads: `accept`).
     nonisolated let gate: Locked<RequestorGate>
     var requestor: Requestor? {
@@ -88,13 +89,13 @@ package actor Engine {
     // MARK: The gate
 
     /// Takes a call on the facade's thread, in call order (the facade holds its submit lock):
-    /// nil when the gate refuses it (no requestor: `noRequestor`, no callback), else the gate's
+    /// the gate's refusal (no requestor, or the queue is full: no callback), else the gate's
     /// actions, which `execute` must run in the order they were returned.
-    package nonisolated func accept(_ call: Call) -> [RequestorGate.Action]? {
+    package nonisolated func accept(_ call: Call) -> Result<[RequestorGate.Action], RequestorGate.Refusal> {
         let facts = partnerFacts(for: call.command)
         let actions = gate.withLock { $0.callArrived(call, facts: facts) }
-        if actions.contains(where: { if case .refuse = $0 { true } else { false } }) { return nil }
-        return actions
+        for action in actions { if case .refuse(_, let why) = action { return .failure(why) } }
+        return .success(actions)
     }
 
     /// Runs the actions of the calls the facade accepted (`queued`, in the order accepted): each
@@ -201,18 +202,17 @@ package actor Engine {
 
     /// The backend of `requestor` at `baseURL`; with its configuration, the login's domain too.
     func backend(for baseURL: String, requestor: String, configuration: RequestorConfiguration? = nil) -> any Backend {
-        let provider: AccessTokenProvider
-        if let existing = providers[baseURL] {
-            provider = existing
-        } else {
-            let context = context
-            provider = AccessTokenProvider(
+        let context = context
+        let provider = providers.withLock { providers -> AccessTokenProvider in
+            if let existing = providers.byURL[baseURL] { return existing }
+            let made = AccessTokenProvider(
                 executor: executor, store: store, scope: scope, baseURL: baseURL,
                 softwareStatement: settings.softwareStatement, redirectURL: settings.redirectURL,
                 context: { context.withLock { $0 } }, clock: clock, logger: logger, taskExecutor: thread)
-            providers[baseURL] = provider
+            providers.byURL[baseURL] = made
+            if providers.closed { made.shutdown() }  // made after destroy: it never fetches
+            return made
         }
-        let context = context
         let domain = configuration.map(settings.domainName(for:)) ?? settings.domainName ?? Defaults.domainName
         switch settings.apiGeneration {
         case .v2:
@@ -296,6 +296,13 @@ package actor Engine {
             return Array(state.running.values)
         }
         for task in running { task.cancel() }
+        // The shared access-token fetch is no task of the engine's: cancelled here, or its DCR
+        // requests would still leave after destroy (issue 28).
+        let fetching = providers.withLock { providers in
+            providers.closed = true
+            return Array(providers.byURL.values)
+        }
+        for provider in fetching { provider.shutdown() }
     }
 
     func newFlowID() -> Int {

@@ -30,6 +30,10 @@ public final class AccessEnabler: @unchecked Sendable {
     /// The async calls waiting for their events, by call id (AccessEnabler+Async.swift).
     let asyncCalls = AsyncCalls()
     private let callIDs = Locked<UInt64>(0)
+    /// The preauthorize completions not yet called, by call: each is called exactly once, with its
+    /// answer (`deliver`) or, when the client is destroyed first, from `shutdown` with
+    /// `client_destroyed` (issue 28: destroy dropped them, though the header says "exactly once").
+    private let openCompletions = Locked<[CallID: (PreauthorizeRequest, @Sendable (PreauthorizeResponse) -> Void)]>([:])
 
     /// Receives AccessEnabler's callbacks (weak, as on iOS).
     public var delegate: (any EntitlementDelegate)? {
@@ -144,11 +148,26 @@ public final class AccessEnabler: @unchecked Sendable {
         queuedCommands.withLock { $0.removeAll() }
         callbacks.close()
         asyncCalls.close()
-        engine.shutdown()
+        // The transport first: the host's `send` running on the engine thread is waited for and the
+        // exchanges in flight are cancelled in the host, then no request reaches it any more, whatever
+        // the tasks the engine cancels next still try (issue 28).
         transport.shutdown()
+        engine.shutdown()
         store.close()
         logger.close()  // tasks still winding down (cancelled waits) log nothing to the host any more
+        // No callback of this client runs any more (or only the one that called this, which these
+        // then follow on its thread): the preauthorize completions still open end here.
+        let open = openCompletions.withLock { open in
+            defer { open.removeAll() }
+            return open.sorted { $0.key < $1.key }
+        }
+        for (_, (request, completion)) in open { completion(.allDenied(request.resources, Self.destroyedError)) }
     }
+
+    /// What a preauthorize completion gets when the client is destroyed before its answer: every
+    /// resource denied with it, and it as the call's status.
+    static let destroyedError = EnhancedError.sdk(
+        "client_destroyed", action: "none", message: "The client was destroyed before the decisions came.")
 
     // MARK: Event-loop mode
 
@@ -352,7 +371,16 @@ public final class AccessEnabler: @unchecked Sendable {
         let call = Call(id ?? newCallID(), command)
         try destroyed.withLock { destroyed throws(AccessEnablerError) in
             if destroyed { throw .invalidHandle() }
-            guard let actions = engine.accept(call) else { throw .noRequestor() }
+            let actions: [RequestorGate.Action]
+            switch engine.accept(call) {
+            case .success(let accepted): actions = accepted
+            case .failure(.noRequestor): throw .noRequestor()
+            case .failure(.queueFull):
+                throw .queueFull("\(RequestorGate.maxQueued) calls already wait for setRequestor to complete")
+            }
+            if case .preauthorize(let request, let completion) = command {
+                openCompletions.withLock { $0[call.id] = (request, completion) }
+            }
             guard !actions.isEmpty else { return }
             queuedCommands.withLock { $0.append(actions) }
             let (engine, queued) = (engine, queuedCommands)
@@ -382,7 +410,10 @@ public final class AccessEnabler: @unchecked Sendable {
         case .presentTvProviderDialog(let dialog): delegate?.presentTvProviderDialog(dialog)
         case .dismissTvProviderDialog(let dialog): delegate?.dismissTvProviderDialog(dialog)
         case .status(let advanced): status?.status(advanced)
-        case .preauthorizeResponse(let response, let completion): completion(response)
+        case .preauthorizeResponse(let response, let completion):
+            // Once: unless destroy already answered it (then it is no longer open).
+            let open = emission.calls.isEmpty || openCompletions.withLock { $0.removeValue(forKey: emission.calls[0]) } != nil
+            if open { completion(response) }
         }
     }
 }

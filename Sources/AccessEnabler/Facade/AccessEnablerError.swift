@@ -21,6 +21,8 @@ public struct AccessEnablerError: Error, Sendable, Equatable, CustomStringConver
     public static func internalError(_ message: String) -> Self { .init(code: 7, message: message) }
     /// The store's records are sealed under another key, or sealed and no key was given.
     public static func storeKey(_ message: String) -> Self { .init(code: 8, message: message) }
+    /// Too many calls wait for setRequestor (or the partner status) to complete (AE_MAX_QUEUED_CALLS).
+    public static func queueFull(_ message: String) -> Self { .init(code: 9, message: message) }
 
     public var description: String { message }
 }

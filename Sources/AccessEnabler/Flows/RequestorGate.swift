@@ -54,9 +54,22 @@ package struct RequestorGate: Sendable {
         /// partner advisory), to carry on the event that ends it when no later status does.
         case perform(Call, explanation: AdvancedStatus?)
         case emit(Emission)
-        /// Refuse the call at once (`AccessEnablerError.noRequestor`): no callback.
-        case refuse(CallID)
+        /// Refuse the call at once (`AccessEnablerError.noRequestor` or `.queueFull`): no callback.
+        case refuse(CallID, Refusal)
     }
+
+    /// Why a call was refused at once.
+    package enum Refusal: Error, Sendable, Equatable {
+        /// No setRequestor ran, or the last one failed.
+        case noRequestor
+        /// `maxQueued` calls already wait (behind a setRequestor or the partner status).
+        case queueFull
+    }
+
+    /// The most calls that wait behind a running setRequestor (or a partner status): the header's
+    /// AE_MAX_QUEUED_CALLS. Each holds its arguments (about 200 bytes); a host that goes on calling
+    /// while setRequestor cannot complete is refused instead of growing the queue without end.
+    package static let maxQueued = 1_000
 
     private(set) var state: State = .none
     private(set) var queue: [Call] = []
@@ -93,9 +106,10 @@ package struct RequestorGate: Sendable {
     mutating func callArrived(_ call: Call, facts: PartnerFacts) -> [Action] {
         guard admits(call.command) else {
             if case .shutDown = state { return [] }
-            return [.refuse(call.id)]
+            return [.refuse(call.id, .noRequestor)]
         }
         if !queue.isEmpty || !isIdle {
+            guard queue.count < Self.maxQueued else { return [.refuse(call.id, .queueFull)] }
             queue.append(call)
             return []
         }

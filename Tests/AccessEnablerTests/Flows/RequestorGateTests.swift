@@ -17,7 +17,8 @@ import Testing
             case .perform(let call, let explanation):
                 "perform#\(call.id.value)" + (explanation.map { " <- \($0.errorID)" } ?? "")
             case .emit(let emission): Summary.of(emission)
-            case .refuse(let id): "refuse#\(id.value)"
+            case .refuse(let id, .noRequestor): "refuse#\(id.value)"
+            case .refuse(let id, .queueFull): "queueFull#\(id.value)"
             }
         }
     }
@@ -51,6 +52,21 @@ import Testing
         #expect(h.gate.nextQueuedCall?.id == CallID(2))
         #expect(h.drain() == ["perform#2", "perform#3"])
         #expect(h.arrive(.logout) == ["perform#4"])
+    }
+
+    /// Issue 28 item 7: the calls waiting behind a setRequestor are bounded; the next one is refused
+    /// by name (not queued, not dropped), and the queue takes calls again once it drains.
+    @Test func callsBeyondTheQueueBoundAreRefusedAsQueueFull() {
+        var h = GateHarness()
+        _ = h.arrive(.setRequestor(id: "REF30", serviceProviders: nil))
+        for _ in 0..<RequestorGate.maxQueued { #expect(h.arrive(.getSelectedProvider) == []) }
+        #expect(h.gate.queue.count == RequestorGate.maxQueued)
+        let refused = h.arrive(.checkAuthentication)
+        #expect(refused == ["queueFull#\(RequestorGate.maxQueued + 2)"])
+        #expect(h.gate.queue.count == RequestorGate.maxQueued)
+        _ = h.gate.setupFinished(CallID(1), .success(()))
+        #expect(h.drain().count == RequestorGate.maxQueued)
+        #expect(h.arrive(.logout) == ["perform#\(RequestorGate.maxQueued + 3)"])
     }
 
     @Test func aSuccessfulSetupCarriesTheLastStatusOfTheSetupAsExplanation() {
