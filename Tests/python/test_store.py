@@ -2,6 +2,7 @@
 """The durable token store through the C API: encryption at rest, damaged files and the
 integrity-check options, the upgrade from the first schema, several processes of one app (and
 several apps) on one file, and Adobe's clock against a wrong local clock (libfaketime)."""
+import fcntl
 import hashlib
 import json
 import os
@@ -224,6 +225,77 @@ def test_a_store_owned_by_another_user_is_refused_and_left_untouched(make_client
     assert "owned by uid 12345" in ae.last_error_message()
     assert store_fingerprint(store) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == files  # no -wal, -shm or aside made
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs the tests as root)")
+def test_a_registration_lock_owned_by_another_user_is_refused_at_create(make_client, recorder, emulator, tmp_path):
+    """Issue 28 item 8: `<store>.lock` is checked as the store, -wal and -shm are. On 1.2.0 another user
+    who made it in the store's directory held it, and every cold setRequestor waited 45 s."""
+    store = tmp_path / "store.sqlite"
+    lock = tmp_path / "store.sqlite.lock"
+    lock.touch(mode=0o644)
+    os.chown(lock, 12345, 12345)
+    with pytest.raises(ae.AEError) as refused:
+        make_client(storage_path=str(store))
+    assert refused.value.status == ae.AE_E_STORAGE
+    message = ae.last_error_message()
+    assert ".lock" in message and "owned by uid 12345" in message
+    assert os.stat(lock).st_uid == 12345  # untouched
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs the tests as root)")
+def test_a_registration_lock_made_by_another_user_after_create_is_not_waited_for(make_client, recorder, emulator,
+                                                                               tmp_path):
+    """The lock file appears, another user's and held, after create checked the directory: setRequestor
+    registers without waiting for it (45 s on 1.2.0), and the store works."""
+    directory = tmp_path / "shared"
+    directory.mkdir(mode=0o1777)
+    directory.chmod(0o1777)  # sticky, as /tmp: others may create names, not replace ours
+    store = directory / "store.sqlite"
+    client = make_client(storage_path=str(store))
+    lock = directory / "store.sqlite.lock"
+    lock.touch(mode=0o644)
+    os.chown(lock, 12345, 12345)
+    holder = open(lock, "rb")
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        client.set_requestor("REF30")
+        assert recorder.wait("set_requestor_complete", timeout=20) == (1,)  # 1.2.0: 45 s for the lock first
+    finally:
+        holder.close()
+
+
+def test_a_store_in_a_directory_anyone_may_write_without_the_sticky_bit_is_refused(make_client, tmp_path):
+    directory = tmp_path / "open"
+    directory.mkdir()
+    directory.chmod(0o777)
+    with pytest.raises(ae.AEError) as refused:
+        make_client(storage_path=str(directory / "store.sqlite"))
+    assert refused.value.status == ae.AE_E_STORAGE
+    message = ae.last_error_message()
+    assert "0777" in message and "any user may replace" in message
+    assert list(directory.iterdir()) == []  # nothing made there
+
+
+def test_a_sticky_world_writable_directory_is_used_with_a_warning(make_client, tmp_path):
+    directory = tmp_path / "tmp-like"
+    directory.mkdir()
+    directory.chmod(0o1777)
+    lines = []
+    client = make_client(storage_path=str(directory / "store.sqlite"), log_level=ae.AE_LOG_WARNING,
+                         log=lambda level, message: lines.append((level, message)))
+    assert client.store_status() == ae.AE_STORE_CREATED
+    assert any(level == ae.AE_LOG_WARNING and "writable by every user" in message for level, message in lines)
+
+
+def test_a_missing_store_directory_is_named_with_the_systems_text(make_client, tmp_path):
+    """Issue 28 item 14: the README's snippet, run as written, failed on /var/lib/myapp with a bare
+    "errno 2" nobody saw; the message now says what is wrong and what to do."""
+    with pytest.raises(ae.AEError) as refused:
+        make_client(storage_path=str(tmp_path / "missing" / "store.sqlite"))
+    assert refused.value.status == ae.AE_E_STORAGE
+    message = ae.last_error_message()
+    assert "does not exist" in message and "No such file or directory (errno 2)" in message
 
 
 @pytest.mark.parametrize("target", ["a store", "nothing"])

@@ -18,6 +18,12 @@ package final class ProcessLock: Sendable {
         // NOFOLLOW: a symbolic link in place of the lock file is not followed (nil, as any lock not had).
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
+        // Another user's file (made after create checked it): never waited for, whoever holds it.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
+            close(descriptor)
+            return nil
+        }
         let deadline = monotonicNanos() + Limits.nanoseconds(millis: timeoutMillis)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, monotonicNanos() < deadline, !Task.isCancelled else {

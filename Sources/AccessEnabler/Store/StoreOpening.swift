@@ -39,7 +39,7 @@ enum StoreOpening {
             let aside = path + ".corrupt-\(SystemClock().nowMillis())"
             for suffix in ["", "-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
                 guard rename(path + suffix, aside + suffix) == 0 else {
-                    throw StoreError("the store is damaged (\(error)) and cannot be moved aside (errno \(errno))")
+                    throw StoreError("the store is damaged (\(error)) and cannot be moved aside: \(SystemFile.errorText())")
                 }
             }
             logger.error("the store \(path) is damaged (\(error)); moved it to \(aside) and started a new one")
@@ -104,11 +104,12 @@ final class StoreFile {
     init(path: String, logger: Logger) throws(StoreError) {
         // Created here, private from the start (SQLite gives its -wal and -shm the same mode).
         // O_EXCL never follows a symbolic link: a link in place of the file is EEXIST, then refused below.
+        try Self.checkDirectory(of: path, logger: logger)
         let created = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if created >= 0 {
             close(created)  // a file no connection can have opened yet: no lock to lose
         } else if errno != EEXIST {
-            throw StoreError("cannot create the store (errno \(errno))")
+            throw StoreError("cannot create the store \(path): \(SystemFile.errorText())")
         }
         var repairs: [String] = []
         let (main, info) = try Self.check(path, name: "the store", repairs: &repairs)
@@ -117,7 +118,9 @@ final class StoreFile {
         device = info.st_dev
         inode = info.st_ino
         existed = created < 0 && info.st_size > 0
-        for suffix in ["-wal", "-shm"] {
+        // The registration lock too (issue 28: another user who created it held every cold
+        // setRequestor for 45 s): the same checks as the store's own files.
+        for suffix in ["-wal", "-shm", ".lock"] {
             let (other, _) = try Self.check(path + suffix, name: "the store's \(suffix)", repairs: &repairs)
             if let other { close(other) }
         }
@@ -131,6 +134,37 @@ final class StoreFile {
 
     deinit { close(descriptor) }
 
+    /// The store's directory: it must exist (a missing one is named, not a bare ENOENT: the README's
+    /// snippet, run as written, failed silently on /var/lib/myapp), and must not let other users
+    /// replace the store's files: writable by others without the sticky bit is refused; with it (as
+    /// /tmp), others can still create the names the store will use before it does: logged.
+    static func checkDirectory(of path: String, logger: Logger) throws(StoreError) {
+        let directory = path.lastIndex(of: "/").map { index in index == path.startIndex ? "/" : String(path[..<index]) } ?? "."
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            let code = errno
+            let reason = SystemFile.errorText(code)
+            if code == ENOENT {
+                throw StoreError(
+                    "the store's directory \(directory) does not exist: create it (writable by the app's user only) "
+                        + "or give another storage_path (\(reason))")
+            }
+            throw StoreError("the store's directory \(directory) cannot be used: \(reason)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw StoreError("\(directory), the store's directory, is not a directory") }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o002 != 0 else { return }
+        if mode & S_ISVTX == 0 {
+            throw StoreError(
+                "the store's directory \(directory) has mode 0\(String(mode, radix: 8)): any user may replace or "
+                    + "delete the store's files there; refused (use a directory writable by the app's user only)",
+                kind: .unsafeFile)
+        }
+        logger.warning(
+            "the store's directory \(directory) is writable by every user (sticky, as /tmp): another user may "
+                + "create the store's file names first; use a directory writable by the app's user only")
+    }
+
     /// Opens `path` (O_PATH, not following a link) and checks it; nil when it does not exist.
     /// Appends `name mode` to `repairs` when its mode was set to 0600.
     private static func check(_ path: String, name: String, repairs: inout [String]) throws(StoreError) -> (Int32?, stat) {
@@ -138,11 +172,11 @@ final class StoreFile {
         let descriptor = Glibc.open(path, pathOnly | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return (nil, info) }
-            throw StoreError("cannot open \(name) \(path) (errno \(errno))")
+            throw StoreError("cannot open \(name) \(path): \(SystemFile.errorText())")
         }
         var keep = false
         defer { if !keep { close(descriptor) } }
-        guard fstat(descriptor, &info) == 0 else { throw StoreError("cannot stat \(name) \(path) (errno \(errno))") }
+        guard fstat(descriptor, &info) == 0 else { throw StoreError("cannot stat \(name) \(path): \(SystemFile.errorText())") }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK:
@@ -161,7 +195,7 @@ final class StoreFile {
             guard chmod("/proc/self/fd/\(descriptor)", 0o600) == 0 else {
                 throw StoreError(
                     "\(name) \(path) has mode 0\(String(mode, radix: 8)), open to group or others, "
-                        + "and cannot be set to 0600 (errno \(errno))", kind: .unsafeFile)
+                        + "and cannot be set to 0600: \(SystemFile.errorText())", kind: .unsafeFile)
             }
             repairs.append("\(name == "the store" ? "mode" : String(name.dropFirst("the store's ".count))) 0\(String(mode, radix: 8))")
         }

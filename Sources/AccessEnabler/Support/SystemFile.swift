@@ -3,6 +3,12 @@ import Glibc
 
 /// Reading the system's own small files.
 package enum SystemFile {
+    /// The system's text for `code` (an errno) with its number: "No such file or directory (errno 2)".
+    /// Messages name the cause as the system says it, not as a bare number (issue 28).
+    package static func errorText(_ code: Int32 = errno) -> String {
+        "\(String(cString: strerror(code))) (errno \(code))"
+    }
+
     /// The first line of a small system file (/proc, /sys, /etc), without its line end; nil when
     /// the file is missing or empty.
     package static func firstLine(_ path: String) -> String? {
