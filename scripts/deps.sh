@@ -6,8 +6,8 @@
 #   build     the library and the Swift and Python players
 #   c-player  + the CMake package and the C player (cmake, ninja, pkg-config, libqrencode)
 #   test      + everything scripts/test.sh runs (valgrind, abidiff, doxygen, the TLS front nghttpx, openssl,
-#             curl, and for the Debian packages dpkg-dev, file, lintian, python3-kconfiglib too); .ci/run
-#             installs the same list, and the Python packages below
+#             curl, and for the Debian packages dpkg-dev, file, lintian, python3-kconfiglib too, and mmdebstrap
+#             unless AE_SKIP_LIBCURL8=1); .ci/run installs the same list, and the Python packages below
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev libjansson-dev)
 case ${1:-build} in
@@ -17,6 +17,8 @@ case ${1:-build} in
                      dpkg-dev file lintian python3-kconfiglib) ;;
     *) echo "usage: scripts/deps.sh [build|test|c-player]" >&2; exit 2 ;;
 esac
+# test.sh's libcurl 8 step makes a Debian 13 tree with mmdebstrap (scripts/debian13-tree.sh).
+[ "${1:-build}" != test ] || [ "${AE_SKIP_LIBCURL8:-}" = 1 ] || packages+=(mmdebstrap)
 # Python packages of the tests, pinned as in .ci/run (requirement:module): a missing one is installed
 # with pip; one already installed is left as it is. cryptography: the emulator's SSO token checks and
 # Tests/tools/sso_tokens.py.

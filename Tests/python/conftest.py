@@ -3,13 +3,15 @@ import os
 
 import pytest
 
-from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae
+from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae, libcurl_loaded
 
 EMULATOR_ARGS = ("--throttle", "off")
 
 
 def pytest_report_header(config):
-    return f"accessenabler {ae.version()}: module {ae.__file__}, library {ae.LIBRARY_PATH}"
+    curl_version, curl_path = libcurl_loaded()
+    return [f"accessenabler {ae.version()}: module {ae.__file__}, library {ae.LIBRARY_PATH}",
+            f"{curl_version} ({curl_path})"]
 
 
 def pytest_configure(config):

@@ -19,6 +19,21 @@ except ImportError:
     sys.path.insert(0, str(ROOT / "Python"))  # else the source tree's
     import accessenabler as ae
 
+def libcurl_loaded():
+    """(version, path) of the libcurl this process has loaded, the library's (`ae` loaded it): its file
+    from /proc/self/maps and `curl_version()` of that very file, e.g. ("libcurl/8.14.1 OpenSSL/3.5.1 ...",
+    "/usr/lib/x86_64-linux-gnu/libcurl.so.4.8.0"); (None, None) when none is loaded."""
+    import ctypes
+    with open("/proc/self/maps") as maps:
+        paths = {line.split(None, 5)[5].strip() for line in maps if len(line.split(None, 5)) == 6}
+    curl = sorted(p for p in paths if os.path.basename(p).startswith(("libcurl.so", "libcurl-gnutls.so")))
+    if not curl:
+        return None, None
+    library = ctypes.CDLL(curl[0])  # already loaded: the same handle
+    library.curl_version.restype = ctypes.c_char_p
+    return library.curl_version().decode(), curl[0]
+
+
 SOFTWARE_STATEMENT = (
     "eyJhbGciOiJSUzI1NiJ9."
     "eyJzb2Z0d2FyZV9pZCI6ImFjY2Vzc2VuYWJsZXItbGludXgtdGVzdHMiLCJjbGllbnRfbmFtZSI6IlRlc3RzIn0."

@@ -273,6 +273,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         exchange.easy = easy
         let request = exchange.request
         _ = ccurl_setopt_string(easy, CURLOPT_URL, request.url)
+        // The path as written: libcurl 8 removes dot segments (`%2E%2E` too); the SDK percent-encodes every segment.
+        _ = ccurl_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
         _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
