@@ -496,6 +496,20 @@ def c_boundary() -> None:
     for flags in range(8):
         name = "-".join(x for x, bit in (("v1", C_V1), ("partner", C_PARTNER), ("browser", C_BROWSER)) if flags & bit)
         write("c-boundary", f"reentrant-flow-{name or 'v2'}", c_input(flags | C_REENTRANT, calls=C_FLOW))
+    # Destroy from inside every callback kind (CBoundaryFuzz.Host.Inside), with the host transport: nothing
+    # of the host's runs once that destroy returned (issue 28). A call byte 0xE0 | kind arms it; its plan
+    # byte picks the occurrence (1 + plan % 4).
+    kinds = ["log", "status", "requestor-complete", "authentication-status", "token", "token-failed", "selected",
+             "dialog", "navigate", "tracking", "metadata", "preauthorized", "preauthorize-completion", "send",
+             "partner", "identity"]
+    for kind, name in enumerate(kinds):
+        flags = (C_PARTNER if name == "partner" else 0) | (C_BROWSER if name == "navigate" else 0)
+        calls = list(C_FLOW)
+        if name == "token-failed":  # checkAuthorization before a login: token_request_failed
+            calls.insert(1, c_call(C_CHECK_AUTHZ, cs("LIVE")))
+        for occurrence in (0, 2):
+            write("c-boundary", f"destroy-inside-{name}-{occurrence + 1}",
+                  c_input(flags, calls=[c_call(0xE0 | kind, plan=occurrence)] + calls))
     write("c-boundary", "store-status", c_input(calls=[c_call(C_STORE_STATUS), C_FLOW[0], c_call(C_STORE_STATUS)]))
     write("c-boundary", "external-url-no-login", c_input(calls=[C_FLOW[0], c_call(C_EXTERNAL_URL, cs("adobepass://android.app")),
                                                                   c_call(C_CHECK_AUTHN)]))

@@ -158,7 +158,8 @@ extension CBoundaryFuzz.Host {
         provider.service_token = 1
         provider.request_token = { kind, reason, request, user in
             let host = Fuzz.Host.from(user)
-            host.reenter("request_token")  // also: never after ae_client_destroy returned
+            if host.enter(.identity, "request_token") { return }  // also: never after ae_client_destroy returned
+            host.reenter("request_token")
             host.identityRequested(kind, reason, request)
         }
         provider.cancel_request = { request, user in

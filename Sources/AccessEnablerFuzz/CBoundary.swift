@@ -16,7 +16,7 @@ import AccessEnabler
 /// | 0 | flags: bit 0 REST API V1, 1 a partner framework, 2 browser login mode, 3–5 an id variant in Adobe's answers (MVPD ids and codes `.`, `..`, `%2e%2E`, ...; `FlowAnswers.ids`), 6 preauthorize_limit 1, 7 re-entrant: the callbacks, the log sink (debug level) and the partner's requests call back into the SDK (`Host.reenter`) |
 /// | 1–16 | how the host replies, per endpoint (`FlowEndpoint` raw value % 16): bits 0–2 the kind (`CBoundaryFuzz.Host.reply`), 3–7 its parameter |
 /// | 17–20 | how the host answers the partner: access status reply, its parameter, metadata reply, authenticationExpirationDate selector (`FuzzNumbers`) |
-/// | 21– | the ae_config strings (device_id, redirect_url, domain_name, activation_url, partner name, device_info model), then up to 24 calls: a call byte and its arguments (0xF0–0xFF: the single sign-on calls of CBoundary+Identity.swift; below, the byte % 16) |
+/// | 21– | the ae_config strings (device_id, redirect_url, domain_name, activation_url, partner name, device_info model), then up to 24 calls: a call byte and its arguments (0xF0–0xFF: the single sign-on calls of CBoundary+Identity.swift; 0xE0–0xEF: destroy from inside a callback kind, `Host.Inside`, at the plan byte's occurrence (1–4), armed for the calls after it; below, the byte % 16) |
 ///
 /// Strings: a byte < 0x80 picks `CBoundaryFuzz.strings[byte % count]` (entry 0 is NULL); a byte
 /// ≥ 0x80 is a length (byte & 0x7F) and that many raw bytes follow (NUL-terminated by the
@@ -30,7 +30,10 @@ import AccessEnabler
 /// request the transport gets has header lines without CR, LF or another control character, a
 /// printable ASCII URL without raw `.`/`..` path segments, a body pointer for its length, SSO
 /// headers only where they belong. The host has an identity provider (both kinds) that answers at
-/// once with none unless the input says otherwise (CBoundary+Identity.swift).
+/// once with none unless the input says otherwise (CBoundary+Identity.swift). A client destroyed
+/// from inside any callback kind (the log sink, a delegate callback, the preauthorize completion,
+/// the transport's `send`, a partner or identity request) calls none of the host's functions once
+/// that destroy returned (issue 28), and the rest of the input is not run.
 public func fuzzCBoundary(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
     try CBoundaryFuzz.serial.withLock { (_: inout Int) throws(FuzzFailure) in try CBoundaryFuzz.run(Array(data)) }
 }
@@ -105,12 +108,19 @@ enum CBoundaryFuzz {
             return status == ok
         }
         driver.wake = { ae_handle_external_url(client, "adobepass://android.app?done=1") == ok }
+        driver.stopped = { host.destroyedInside.withLock { $0 } }
         var calls = Calls(client: client, host: host, driver: driver)
         var count = 0
         do {
-            while !reader.isEmpty && count < 24 {
+            while !reader.isEmpty && count < 24 && !host.destroyedInside.withLock({ $0 }) {
                 count += 1
-                try calls.perform(&reader)
+                do {
+                    try calls.perform(&reader)
+                } catch  where host.destroyedInside.withLock({ $0 }) {
+                    // Destroyed from inside a callback during this call: its outcome is gone (the
+                    // call's own checks expected a live client). What the destroy must keep is
+                    // checked below (F9 problems, afterDestroy).
+                }
                 try host.check()
             }
         } catch {
@@ -118,7 +128,7 @@ enum CBoundaryFuzz {
             host.trace()
             throw error
         }
-        ae_client_destroy(client)
+        ae_client_destroy(client)  // a no-op after a destroy from inside a callback
         host.destroyed.withLock { $0 = true }
         host.reentrantClient.withLock { $0 = nil }
         host.trace()
@@ -188,6 +198,12 @@ extension CBoundaryFuzz {
             let plan = LoginPlan(byte: reader.byte())
             FuzzTrace.print("call \(raw) (plan \(plan.byte))", if: FuzzTrace.enabled)
             if raw >= 0xF0 { return try identityCall(raw & 0x0F, &reader) }
+            if raw >= 0xE0 {
+                // Arms a destroy from inside the next callbacks of a kind (issue 28): no call of its own.
+                let kind = Host.Inside(rawValue: Int(raw & 0x0F))!
+                host.trigger.withLock { $0 = (kind, 1 + Int(plan.byte % 4)) }
+                return
+            }
             switch call {
             case 0, 15:
                 // ae_set_options: one key, with a string value (escaped into JSON), or the raw string.
@@ -276,6 +292,7 @@ extension CBoundaryFuzz {
                         client, pointers[0],
                         { response, userData in
                             let host = Unmanaged<Host>.fromOpaque(userData!).takeUnretainedValue()
+                            if host.enter(.preauthorizeCompletion, "the preauthorize completion") { return }
                             host.jsonCallback("preauthorize", response, shape: .object)
                             host.log.append(.preauthorizeResponse)
                         }, Unmanaged.passUnretained(host).toOpaque())
@@ -407,6 +424,40 @@ extension CBoundaryFuzz {
         let destroyed = Locked(false)
         private let reentries = Locked(0)
 
+        /// The callback kinds a client may be destroyed from inside (call bytes 0xE0–0xEF).
+        enum Inside: Int {
+            case log, status, requestorComplete, authenticationStatus, token, tokenFailed, selected, dialog, navigate
+            case tracking, metadata, preauthorized, preauthorizeCompletion, send, partner, identity
+        }
+
+        /// The armed destroy: from inside the `remaining`-th next callback of `kind`.
+        let trigger = Locked<(kind: Inside, remaining: Int)?>(nil)
+        /// The client was destroyed from inside one of its callbacks (the input stops there).
+        let destroyedInside = Locked(false)
+
+        /// At the start of each of the host's functions the client calls: none may run once
+        /// ae_client_destroy returned (F9); the armed destroy fires here. True when the function
+        /// must return at once (destroyed here, or called after destroy).
+        func enter(_ kind: Inside, _ place: String) -> Bool {
+            if destroyed.withLock({ $0 }) {
+                problem("[F9] \(place) ran after ae_client_destroy returned")
+                return true
+            }
+            let fire = trigger.withLock { armed -> Bool in
+                guard let current = armed, current.kind == kind else { return false }
+                armed = current.remaining > 1 ? (kind, current.remaining - 1) : nil
+                return current.remaining <= 1
+            }
+            guard fire, let client = reentrantClient.withLock({ $0 }) else { return false }
+            reentrantClient.withLock { $0 = nil }
+            FuzzTrace.print("destroy from inside \(place)", if: FuzzTrace.enabled)
+            ae_client_destroy(client)  // returns at once from inside one of its own callbacks
+            destroyedInside.withLock { $0 = true }
+            destroyed.withLock { $0 = true }
+            log.poke()  // the driver waiting for this call's outcome stops now
+            return true
+        }
+
         /// From inside a callback, the log sink or a partner request: one C call that must not
         /// deadlock, trap or break the order of callbacks. Only calls with no callback of their own
         /// (the driver matches each call with its callback): options (one of which logs at once, so
@@ -455,20 +506,26 @@ extension CBoundaryFuzz {
             ae_http_transport_init(&transport, UInt32(AE_HTTP_TRANSPORT_VERSION))
             transport.user_data = user
             transport.send = { method, url, headers, body, length, timeout, request, userData in
+                if Host.from(userData).enter(.send, "the transport's send") { return }
                 Host.from(userData).received(method, url, headers, body, length, timeout, request)
             }
-            transport.cancel = { _, _ in }
+            transport.cancel = { _, userData in
+                let host = Host.from(userData)
+                if host.destroyed.withLock({ $0 }) { host.problem("[F9] the transport's cancel ran after ae_client_destroy returned") }
+            }
             var partner = ae_partner_framework()
             ae_partner_framework_init(&partner, UInt32(AE_PARTNER_FRAMEWORK_VERSION))
             partner.user_data = user
             partner.timeout_ms = 2_000
             partner.check_access_status = { _, request, userData in
+                if Host.from(userData).enter(.partner, "check_access_status") { return }
                 Host.from(userData).reenter("check_access_status")
                 Host.from(userData).state.withLock { $0.partner.append((request!, false)) }
                 Host.from(userData).log.poke()
             }
             partner.enqueue_metadata_request = { json, request, userData in
                 let host = Host.from(userData)
+                if host.enter(.partner, "enqueue_metadata_request") { return }
                 host.jsonCallback("enqueue_metadata_request", json, shape: .object)
                 host.state.withLock { $0.partner.append((request!, true)) }
                 host.log.poke()
@@ -492,14 +549,14 @@ extension CBoundaryFuzz {
                 config.preauthorize_limit = flags & 0x40 != 0 ? 1 : 0
                 config.request_timeout_ms = 5_000
                 config.max_requests_per_second = -1
-                if flags & 0x80 != 0 {
-                    config.log = { _, message, userData in
-                        if message == nil { Host.from(userData).problem("log: NULL message") }
-                        Host.from(userData).reenter("the log sink")
-                    }
-                    config.log_user_data = user
-                    config.log_level = Int32(AE_LOG_DEBUG)
+                // Every line (a destroy may be armed inside the sink); it calls back in with flags bit 7.
+                config.log = { _, message, userData in
+                    if Host.from(userData).enter(.log, "the log sink") { return }
+                    if message == nil { Host.from(userData).problem("log: NULL message") }
+                    Host.from(userData).reenter("the log sink")
                 }
+                config.log_user_data = user
+                config.log_level = Int32(AE_LOG_DEBUG)
                 partner.name = p[6]
                 // ae_client_create copies the tables: their addresses need to live for the call only.
                 return withUnsafePointer(to: &partner) { partnerPointer in
@@ -577,21 +634,25 @@ extension CBoundaryFuzz {
 
         func installDelegate(_ delegate: inout ae_delegate) {
             delegate.set_requestor_complete = { status, user in
+                if Host.from(user).enter(.requestorComplete, "set_requestor_complete") { return }
                 Host.from(user).reenter("set_requestor_complete")
                 Host.from(user).log.append(.requestorComplete(status))
             }
             delegate.set_authentication_status = { status, code, user in
                 let host = Host.from(user)
+                if host.enter(.authenticationStatus, "set_authentication_status") { return }
                 host.reenter("set_authentication_status")
                 host.log.append(.authenticationStatus(status, host.string("set_authentication_status", code)))
             }
             delegate.set_token = { token, resource, user in
                 let host = Host.from(user)
+                if host.enter(.token, "set_token") { return }
                 _ = host.string("set_token", token)
                 host.log.append(.token(resource: host.string("set_token resource", resource)))
             }
             delegate.token_request_failed = { resource, code, description, user in
                 let host = Host.from(user)
+                if host.enter(.tokenFailed, "token_request_failed") { return }
                 _ = host.string("token_request_failed description", description)
                 host.log.append(
                     .tokenFailed(
@@ -600,25 +661,30 @@ extension CBoundaryFuzz {
             }
             delegate.selected_provider = { json, user in
                 let host = Host.from(user)
+                if host.enter(.selected, "selected_provider") { return }
                 let mvpd = json.flatMap { host.jsonCallback("selected_provider", $0, shape: .object) }
                 host.log.append(.selected(mvpd?["ID"]?.stringValue))
             }
             delegate.display_provider_dialog = { json, user in
                 let host = Host.from(user)
+                if host.enter(.dialog, "display_provider_dialog") { return }
                 let list = host.jsonCallback("display_provider_dialog", json, shape: .array)
                 host.log.append(.dialog(list?.arrayValue?.compactMap { $0["ID"]?.stringValue } ?? []))
             }
             delegate.navigate_to_url = { url, user in
                 let host = Host.from(user)
+                if host.enter(.navigate, "navigate_to_url") { return }
                 host.log.append(.navigate(host.string("navigate_to_url", url)))
             }
             delegate.send_tracking_data = { _, json, user in
                 let host = Host.from(user)
+                if host.enter(.tracking, "send_tracking_data") { return }
                 host.jsonCallback("send_tracking_data", json, shape: .stringArray)
                 host.log.append(.other("tracking"))
             }
             delegate.set_metadata_status = { metadata, _, key, arguments, user in
                 let host = Host.from(user)
+                if host.enter(.metadata, "set_metadata_status") { return }
                 host.reenter("set_metadata_status")
                 if let metadata { host.jsonCallback("set_metadata_status", metadata, shape: .any) }
                 let parsed = host.jsonCallback("set_metadata_status arguments", arguments, shape: .object)
@@ -626,19 +692,23 @@ extension CBoundaryFuzz {
             }
             delegate.preauthorized_resources = { json, user in
                 let host = Host.from(user)
+                if host.enter(.preauthorized, "preauthorized_resources") { return }
                 let list = host.jsonCallback("preauthorized_resources", json, shape: .stringArray)
                 host.log.append(.preauthorized(list?.arrayValue?.compactMap(\.stringValue) ?? []))
             }
             delegate.present_tv_provider_dialog = { json, user in
+                if Host.from(user).enter(.partner, "present_tv_provider_dialog") { return }
                 Host.from(user).jsonCallback("present_tv_provider_dialog", json, shape: .object)
                 Host.from(user).log.append(.other("present"))
             }
             delegate.dismiss_tv_provider_dialog = { json, user in
+                if Host.from(user).enter(.partner, "dismiss_tv_provider_dialog") { return }
                 Host.from(user).jsonCallback("dismiss_tv_provider_dialog", json, shape: .object)
                 Host.from(user).log.append(.other("dismiss"))
             }
             delegate.status = { json, user in
                 let host = Host.from(user)
+                if host.enter(.status, "status") { return }
                 host.reenter("status")
                 let status = host.jsonCallback("status", json, shape: .object)
                 host.checkSSOStatus(status)
@@ -704,6 +774,8 @@ extension CBoundaryFuzz {
 
         /// Answers every request and partner request waiting (the harness's thread).
         func serve() throws(FuzzFailure) {
+            // Destroyed from inside a callback: what waits is left for afterDestroy (replies refused).
+            if destroyedInside.withLock({ $0 }) { return }
             while true {
                 let next = state.withLock { state -> Pending? in state.requests.isEmpty ? nil : state.requests.removeFirst() }
                 guard let next else { break }

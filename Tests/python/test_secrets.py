@@ -45,6 +45,8 @@ def test_no_secret_in_the_most_verbose_log(make_client, recorder, emulator, tmp_
     emulator.control("POST", "expire-access-tokens")
     client.check_preauthorized_resources(["LIVE", "PREMIUM-DENIED"])
     recorder.wait("preauthorized_resources")
+    client.get_authorization("PREMIUM-DENIED")  # a failure: logged at WARNING with its request (issue 28)
+    recorder.wait("token_request_failed")
     client.logout()
     recorder.wait("set_authentication_status", count=2)
     client.close()

@@ -122,7 +122,7 @@ public final class AccessEnabler: @unchecked Sendable {
         let executor = RequestExecutor(
             transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
             serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis)
-        let sink = CallbackSink(queue: callbacks)
+        let sink = CallbackSink(queue: callbacks, logger: logger)
         // The engine never needs the store key (the store's sealer holds its own copy): without it
         // here, the caller's copy is the only one left, which the C thunk then wipes in place.
         var engineSettings = settings
@@ -418,15 +418,45 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 }
 
-/// Puts engine events on the callback thread.
+/// Puts engine events on the callback thread; the failures among them go to the log as well.
 private final class CallbackSink: EventSink, @unchecked Sendable {
     private let queue: any CallbackRunner
+    private let logger: Logger
     weak var owner: AccessEnabler?
 
-    init(queue: any CallbackRunner) { self.queue = queue }
+    init(queue: any CallbackRunner, logger: Logger) {
+        self.queue = queue
+        self.logger = logger
+    }
 
     func emit(_ emission: Emission) {
+        Self.logFailure(emission.event, logger)
         queue.enqueue { [weak self] in self?.owner?.deliver(emission) }
+    }
+
+    /// Every failure that reaches a callback is logged too, at error or warning (issue 28: a wrong
+    /// requestor id or a TLS failure left the log silent): the status that names it, with Adobe's
+    /// code and action, and the callback that ends the call. The request it came from is logged by
+    /// RequestExecutor. Never a token or secret: statuses and error strings carry none.
+    static func logFailure(_ event: Event, _ logger: Logger) {
+        switch event {
+        case .status(let status) where status.level != .info:
+            var line = "\(status.errorID): \(status.message)"
+            if let error = status.enhancedError {
+                line += " [\(error.code), status \(error.status), action \(error.action ?? "none")]"
+            }
+            if status.level == .error { logger.error(line) } else { logger.warning(line) }
+        case .setRequestorComplete(let value) where value != AccessEnablerStatus.success:
+            logger.error("setRequestor failed (the status before names why)")
+        case .tokenRequestFailed(let resource, let code, let description):
+            logger.warning("authorization of \(resource) failed: \(code)\(description.isEmpty ? "" : ": \(description)")")
+        case .setAuthenticationStatus(let value, let code) where value == 0 && code == AccessEnablerErrorCode.genericAuthentication:
+            logger.warning("authentication failed: \(code)")
+        case .preauthorizeResponse(let response, _):
+            if let status = response.status { logger.warning("preauthorize failed: \(status.code): \(status.message ?? "")") }
+        default:
+            break
+        }
     }
 }
 

@@ -61,7 +61,9 @@ package enum StatusCatalog {
         case .tls(let failure):
             // AccessEnabler's one code for HTTPS security errors; the cause names which (docs/ERRORS.md).
             return AdvancedStatus(
-                "SEC420", .error, "HTTPS security error talking to Adobe (\(failure.cause.rawValue)): \(failure.detail).",
+                "SEC420", .error,
+                "HTTPS security error talking to Adobe (\(failure.cause.rawValue)): \(failure.detail). "
+                    + "Fix: \(failure.cause.fix).",
                 details: failure.cause.rawValue, extras: ["cause": .string(failure.cause.rawValue)],
                 enhancedError: error.enhancedError)
         default:

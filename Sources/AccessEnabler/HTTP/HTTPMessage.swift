@@ -19,6 +19,15 @@ public struct HTTPRequest: Sendable {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
+    /// "POST sp.auth.adobe.com/api/v2/REF30/sessions" for the log: the method, host and path, without
+    /// the scheme and the query (never a header or the body: they may carry secrets).
+    package var logLabel: String {
+        var rest = url[...]
+        if let scheme = rest.range(ofText: "://") { rest = rest[scheme.upperBound...] }
+        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+        return "\(method) \(rest)"
+    }
+
     /// Why the request cannot be framed safely, nil when it can: a header name that is not an
     /// RFC 9110 token, a header value with a control character (HTAB aside), a URL with a space or
     /// a control character. Names the header, never the value (it may be a secret).

@@ -53,7 +53,11 @@ package final class RequestExecutor: Sendable {
         self.clock = clock
     }
 
-    package func send(_ request: HTTPRequest, operation: String, retry: Retry = .standard) async throws(ServiceError)
+    /// `answers`: error statuses that are an answer of the operation, not a failure (V1's 404 "no
+    /// token"): not logged as failures.
+    package func send(
+        _ request: HTTPRequest, operation: String, retry: Retry = .standard, answers: Set<Int> = []
+    ) async throws(ServiceError)
         -> HTTPResponse
     {
         // A second line of defence behind the checks of the host's input: nothing with a control
@@ -122,6 +126,8 @@ package final class RequestExecutor: Sendable {
                     try await sleep(millis: wait)
                     continue
                 }
+                // Every failure that reaches a callback is in the log too, with its request (issue 28).
+                if error != .cancelled { logger.warning("\(request.logLabel) (\(operation)) failed: \(error.summary)") }
                 throw .transport(error)
             }
             serverClock?.observe(dateHeader: response.header("Date"))
@@ -157,8 +163,18 @@ package final class RequestExecutor: Sendable {
                 try await sleep(millis: wait)
                 continue
             }
-            guard response.status == 429 else { return response }
-            guard throttled < Backoff.maxThrottleRetries else { throw .throttled }
+            guard response.status == 429 else {
+                if response.status >= 400, !answers.contains(response.status) {
+                    // The flow names the failure to the host; the log names the request and Adobe's code.
+                    let code = Self.failure(from: response).enhancedError.code
+                    logger.warning("\(request.logLabel) (\(operation)) -> HTTP \(response.status) \(code)")
+                }
+                return response
+            }
+            guard throttled < Backoff.maxThrottleRetries else {
+                logger.warning("\(request.logLabel) (\(operation)) -> HTTP 429: still throttled after \(throttled) retries")
+                throw .throttled
+            }
             throttled += 1
             let now = monotonicNanos()
             let retryAfter = Backoff.throttleWait(response)

@@ -31,6 +31,10 @@ package enum ServiceError: Error, Sendable {
                 message: "Dynamic client registration answered \(code).")
         case .transport(.cancelled):
             .sdk("request_cancelled", action: "none", message: "The request was cancelled.")
+        case .transport(.tls(let failure)):
+            .sdk(
+                "network_error", action: failure.cause.action,
+                message: "HTTPS security error (\(failure.cause.rawValue)): \(failure.detail). Fix: \(failure.cause.fix).")
         case .transport(let error):
             .sdk("network_error", action: "retry", message: "Network error: \(error.summary).")
         case .throttled:

@@ -118,6 +118,41 @@ public struct TLSFailure: Error, Sendable, Equatable, CustomStringConvertible, E
         case protocolVersion = "tls_version_refused"
         case caFileUnusable = "ca_file_unusable"
         case handshakeFailed = "handshake_failed"
+
+        /// The Enhanced Error Code `action` that fits (Adobe's set: none, configuration,
+        /// application-registration, authentication, authorization, retry). A certificate, pin,
+        /// protocol or CA problem is not fixed by trying again: `configuration` (issue 28: every
+        /// cause said `retry`, and a host that follows `action` retried for ever). Only a handshake
+        /// that broke for no named reason (a reset, a host transport's AE_HTTP_E_TLS) is `retry`.
+        public var action: String {
+            switch self {
+            case .handshakeFailed: "retry"
+            default: "configuration"
+            }
+        }
+
+        /// What fixes it, for the message (the option, the clock, the host name).
+        public var fix: String {
+            switch self {
+            case .certificateUntrusted, .certificateSelfSigned:
+                "the box does not trust the server's certificate: give the CA that issued it in ae_config.ca_file or "
+                    + "ca_path (an operator that re-signs TLS), or check that the host is Adobe's"
+            case .certificateExpired, .certificateNotYetValid:
+                "check the device's clock (NTP): a certificate is judged on the local time; if the clock is right, "
+                    + "the server's certificate is out of its validity"
+            case .hostNameMismatch:
+                "the certificate is not for the host in the URL: check ae_config.base_url (or the service provider "
+                    + "URL), the proxy and DNS"
+            case .pinnedKeyMismatch:
+                "the server's key is none of ae_config.pinned_public_keys: update the pins (Adobe rotated its key?)"
+            case .protocolVersion:
+                "the server and the box share no TLS version: check ae_config.min_tls_version and the server's"
+            case .caFileUnusable:
+                "ae_config.ca_file / ca_path cannot be used: check the files"
+            case .handshakeFailed:
+                "the TLS handshake did not complete; it may succeed when tried again"
+            }
+        }
     }
 
     public var cause: Cause

@@ -62,24 +62,26 @@ package struct V1Backend: Sendable {
     }
 
     /// Sends with a valid access token (renewed once on a 401); the 2xx response, or the error.
-    private func exchange(_ operation: V1Operation, _ build: @escaping @Sendable (String) -> HTTPRequest)
+    private func exchange(
+        _ operation: V1Operation, answers: Set<Int> = [], _ build: @escaping @Sendable (String) -> HTTPRequest
+    )
         async throws(CallFailure) -> HTTPResponse
     {
         let executor = executor
         return try await tokens.withToken { token throws(ServiceError) in
-            let response = try await executor.send(build(token), operation: operation.rawValue)
+            let response = try await executor.send(build(token), operation: operation.rawValue, answers: answers)
             guard (200..<300).contains(response.status) else { throw V1Errors.failure(from: response, operation: operation) }
             return response
         }
     }
 
     private func call<T: Decodable & Sendable>(
-        _ operation: V1Operation, _ type: T.Type,
+        _ operation: V1Operation, _ type: T.Type, answers: Set<Int> = [],
         _ build: @escaping @Sendable (String) -> HTTPRequest
     )
         async throws(CallFailure) -> T
     {
-        let response = try await exchange(operation, build)
+        let response = try await exchange(operation, answers: answers, build)
         do { return try RequestExecutor.decode(type, from: response, operation: operation.rawValue) } catch {
             throw CallFailure(.call, error)
         }
@@ -93,7 +95,7 @@ package struct V1Backend: Sendable {
         async throws(CallFailure) -> T?
     {
         do {
-            return try await call(operation, type, build)
+            return try await call(operation, type, answers: statuses, build)
         } catch  where error.stage == .call && statuses.contains(error.error.httpStatus) {
             return nil
         }
