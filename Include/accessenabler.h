@@ -126,7 +126,7 @@ extern "C" {
 
 
 #define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
-#define AE_VERSION_MINOR 2 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_MINOR 3 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
 #define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)

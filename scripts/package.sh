@@ -8,7 +8,7 @@
 #
 # Usage: scripts/package.sh [--prebuilt LIB] [--shared-runtime] [--build-dir DIR] [-- CMAKE_ARGS...]
 #   --prebuilt LIB     package this library instead of building one (CMake's AE_PREBUILT_LIBRARY: it must
-#                      carry the SONAME, e.g. <cmake build>/lib/libaccessenabler.so.1.2.0)
+#                      carry the SONAME, e.g. <cmake build>/lib/libaccessenabler.so.1.3.0)
 #   --shared-runtime   AE_STATIC_SWIFT_RUNTIME=OFF: the library NEEDS the Swift runtime (not packaged)
 #   --build-dir DIR    the CMake build directory (default build/deb; kept, so a second run is quick)
 #   CMAKE_ARGS         more -D options, e.g. -DAE_PACKAGE_MAINTAINER="Name <mail>" -DAE_DEB_REVISION=2

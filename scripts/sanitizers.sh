@@ -6,7 +6,9 @@
 #      Tests/c/smoke.c, a C create → set_requestor → check_authentication → destroy loop and
 #      Tests/c/abi/old_hosts.c (hosts of every earlier struct layout), against the emulator,
 #      compiled with the matching -fsanitize= and run against it;
-#      Tests/c/stress.c too when it exists (built the same way, run with the emulator URL);
+#      Tests/c/stress.c too when it exists (built the same way, run with the emulator URL), and
+#      Tests/c/lifetime.c's destroy modes (log-destroy, race, cancel, preauthorize: a host transport
+#      on libcurl, destroy against its threads and the log sink's);
 #   3. valgrind memcheck on that loop with the shipped library (release, static Swift runtime,
 #      .build-valgrind), at N=10 and N=100 iterations: "definitely lost" must not grow with N.
 #
@@ -171,15 +173,17 @@ run_c_programs() {
     local flags=(-std=gnu11 -g -Wall -Wextra -IInclude "${c_flags[@]}")
     local libs=(-L"$libdir" -Wl,-rpath,"$libdir" -laccessenabler -lpthread "${c_libs[@]}")
     local name status
-    for program in smoke flowloop stress old_hosts; do
-        local source="Tests/c/$program.c" args=()
+    for program in smoke flowloop stress old_hosts lifetime-log-destroy lifetime-race lifetime-cancel lifetime-preauthorize; do
+        local source="Tests/c/$program.c" args=() extra=()
         [[ $program == flowloop ]] && source="$work/flowloop.c" && args=("$emulator_url" "$small")
         [[ $program == stress ]] && { [[ -f $source ]] || continue; args=("$emulator_url"); }
+        # A client's lifetime (issue 28): destroy against the host transport's and the log sink's threads.
+        [[ $program == lifetime-* ]] && source="Tests/c/lifetime.c" && args=("$emulator_url" "${program#lifetime-}") && extra=(-lcurl)
         # Hosts of every earlier struct layout: with the library built with ASan too, a read or write
         # past an old, shorter struct inside the library is a report.
         [[ $program == old_hosts ]] && source="Tests/c/abi/old_hosts.c" && args=("$emulator_url")
         name="$kind C $program"
-        if ! "$clang" "${flags[@]}" "$source" "${libs[@]}" -o "$work/$program-$kind" \
+        if ! "$clang" "${flags[@]}" "$source" "${libs[@]}" "${extra[@]}" -o "$work/$program-$kind" \
             >"$work/$program-$kind.build.log" 2>&1; then
             grep -v "Cannot export local symbol" "$work/$program-$kind.build.log" | head -20
             row "$name" "FAILED (build)" "-"

@@ -10,7 +10,7 @@
 # host provides one (BR2_PACKAGE_ACCESSENABLER_SWIFT).
 # Set ACCESSENABLER_SITE to the project's Git repository (or build a checkout with
 # ACCESSENABLER_OVERRIDE_SRCDIR in local.mk).
-ACCESSENABLER_VERSION = 1.2.0
+ACCESSENABLER_VERSION = 1.3.0
 ACCESSENABLER_SITE ?= https://git.example.com/accessenabler-linux.git
 ACCESSENABLER_SITE_METHOD = git
 ACCESSENABLER_LICENSE = Apache-2.0
