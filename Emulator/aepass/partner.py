@@ -214,6 +214,10 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
     params = checks.form_parameters(req, PARTNER_SESSION_PARAMETERS)
     verdict = judge(read_framework_status(req), caller.requestor, caller.now)
     mvpd = verdict.mvpd
+    if mvpd is not None:
+        # Basic validation before the partner checks (V2 cookbook C.6): an inactive integration is
+        # an error, not a fallback.
+        checks.active_integration(state, caller.requestor, mvpd)
 
     def fallback(reason: str) -> Response:
         session_params = {**({"mvpd": mvpd.id} if mvpd else {}), **params}
@@ -379,6 +383,8 @@ def create_partner_profile(state: State, req: Request) -> Response:
     if refusal:
         raise ApiError(*refusal)
     verdict = judge(read_framework_status(req), caller.requestor, caller.now)
+    if verdict.mvpd is not None:
+        checks.active_integration(state, caller.requestor, verdict.mvpd)  # basic validation first (C.13)
     if verdict.code or verdict.mvpd is None:
         raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)
     try:

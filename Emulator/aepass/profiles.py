@@ -53,7 +53,7 @@ def get_profile_for_mvpd(state: State, req: Request) -> Response:
     """getProfileForMvpdUsingGET."""
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
-    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     subjects = sso.judge(state, req, caller.now)
     key = caller.profile_key(device.device_id, mvpd.id)
     if mvpd.temp_pass:

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Partner single sign-on and the integration's settings (issue 28, items 9–11): a disabled
+integration (`integrations_disabled`: 400 `invalid_integration` wherever the MVPD is named, the
+partner operations included), the partner status without an expiry, and `enforcePlatformPermissions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aepass.simulated import simulated_saml as saml
+from emulator_testkit import ALL_SESSION_PARAMS, Api
+from test_partner_sso import (PFS, assert_documented_refusal, pfs, platform_saml, sign_in_with_partner,
+                              sso_profile, sso_session)
+
+
+def configured_mvpds(api: Api) -> list[str]:
+    return [m["id"] for m in api.v2("GET", "/configuration", api.new_access_token()).json["requestor"]["mvpds"]]
+
+
+# --- a disabled integration ------------------------------------------------------------------------
+
+def test_a_disabled_integration_is_left_out_of_the_configuration(api: Api) -> None:
+    assert "Comcast_SSO" in configured_mvpds(api)
+    api.control("POST", "config", {"integrations_disabled": ["Comcast_SSO"]})
+    assert "Comcast_SSO" not in configured_mvpds(api) and "Cablevision" in configured_mvpds(api)
+
+
+def test_sessions_sso_answers_invalid_integration_for_a_disabled_integration(api: Api) -> None:
+    """V2 cookbook C.6: the integration must be active (basic validation: an error answer), before
+    the partner checks that fall back to the basic flow."""
+    token = api.new_access_token()
+    api.control("POST", "config", {"integrations_disabled": ["Cablevision"]})
+    assert_documented_refusal(sso_session(api, token, pfs(provider="Cablevision")), "invalid_integration")
+    # even with a partner status Adobe would not accept (the integration is checked first)
+    assert_documented_refusal(sso_session(api, token, pfs(provider="Cablevision", access="denied")),
+                              "invalid_integration")
+    # another provider's integration is untouched, and a status naming no MVPD still falls back
+    assert sso_session(api, token, pfs(provider="Comcast")).json["actionName"] == "partner_profile"
+    assert sso_session(api, token, pfs(provider=None)).json["reasonType"] == "pfs_fallback"
+
+
+def test_profiles_sso_answers_invalid_integration_when_the_integration_was_disabled_meanwhile(api: Api) -> None:
+    token = api.new_access_token()
+    header = pfs(provider="Cablevision")
+    answer = sso_session(api, token, header).json
+    value = saml.encode_saml_response(platform_saml(answer, "Cablevision"))
+    api.control("POST", "config", {"integrations_disabled": ["Cablevision"]})
+    assert_documented_refusal(sso_profile(api, token, value, header), "invalid_integration")
+    api.control("POST", "config", {"integrations_disabled": []})
+    assert sso_profile(api, token, value, header).status == 201  # the request stayed pending
+
+
+def test_every_call_naming_a_disabled_integration_is_refused(api: Api) -> None:
+    token = api.new_access_token()
+    profiles = sign_in_with_partner(api, token)
+    assert list(profiles) == ["Cablevision"]
+    api.control("POST", "config", {"integrations_disabled": ["Cablevision"]})
+    calls: list[tuple[str, str, dict[str, Any]]] = [
+        ("POST", "/sessions", {"form": {**ALL_SESSION_PARAMS, "mvpd": "Cablevision"}}),
+        ("GET", "/profiles/Cablevision", {"headers": {PFS: pfs()}}),
+        ("POST", "/decisions/authorize/Cablevision", {"json_body": {"resources": ["REF30"]}, "headers": {PFS: pfs()}}),
+        ("GET", "/logout/Cablevision?redirectUrl=https%3A%2F%2Fadobe.com", {}),
+    ]
+    for method, path, options in calls:
+        assert_documented_refusal(api.v2(method, path, token, **options), "invalid_integration")
+
+
+def test_integrations_disabled_is_validated(api: Api) -> None:
+    for bad in ({"integrations_disabled": "Dish"}, {"integrations_disabled": [1]}):
+        assert api.request("POST", "/_emulator/config", json_body=bad).status == 400
+    assert api.control("GET", "config")["integrations_disabled"] == []
+
+
+def test_the_other_enhanced_errors_of_the_partner_operations_can_be_injected(api: Api) -> None:
+    """What a client must handle from sessions/sso and profiles/sso: Adobe's documented codes and a
+    failing service, through the fault list (Emulator/README.md, Fault injection)."""
+    token = api.new_access_token()
+    api.control("POST", "faults", {"faults": [
+        {"operation": "retrieveVerificationTokenUsingPOST", "requests": [1], "kind": "enhanced_error",
+         "code": "invalid_parameter_partner"},
+        {"operation": "retrieveVerificationTokenUsingPOST", "requests": [2], "kind": "status", "status": 500},
+    ]})
+    assert_documented_refusal(sso_session(api, token, pfs()), "invalid_parameter_partner")
+    failed = sso_session(api, token, pfs())
+    assert (failed.status, failed.json["code"], failed.json["action"]) == (500, "internal_server_error", "retry")
+    assert sso_session(api, token, pfs()).json["actionName"] == "partner_profile"
+
