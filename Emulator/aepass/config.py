@@ -34,6 +34,10 @@ DEFAULTS: dict[str, Any] = {
     # or form `mvpd`, or the partner status's provider on sessions/sso and profiles/sso) answers
     # 400 `invalid_integration`.
     "integrations_disabled": [],
+    # AP-Partner-Framework-Status `frameworkProviderInfo.expirationDate`: "optional" (the Apple SSO
+    # cookbook, REST API V2, B.2/C.4/C.11: the expiry "if any") or "required" (Adobe's header page:
+    # a PFS without it counts as expired).
+    "pfs_expiration_date": "optional",
     # Tests: make /sessions/sso answer this fallback whatever the request ("pfs_fallback": the
     # server rejects the partner status; "missing_parameters_fallback": it lacks redirectUrl).
     "partner_sso_force_fallback": None,
@@ -172,6 +176,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "revoked_software_statements": (_is_string_list, "a list of strings"),
     "partner_sso_disabled": (_is_string_list, "a list of MVPD ids"),
     "integrations_disabled": (_is_string_list, "a list of MVPD ids"),
+    "pfs_expiration_date": (lambda v: v in ("optional", "required"), '"optional" or "required"'),
     "partner_sso_force_fallback": (
         lambda v: v in (None, "pfs_fallback", "missing_parameters_fallback"),
         'null, "pfs_fallback" or "missing_parameters_fallback"',

@@ -61,7 +61,7 @@ def _decide(state: State, req: Request, authorize: bool) -> Response:
         decisions = [_decision(key.service_provider, mvpd.id, r, error=error_object(code)) for r in resources]
         return json_response(200, {"decisions": decisions})
     if profile.type == APPLE_SSO:
-        require_pfs_for(req, caller.requestor, mvpd.id, caller.now)
+        require_pfs_for(state, req, caller.requestor, mvpd.id, caller.now)
     rule = degradation.rule(state, mvpd.id)
     if rule:
         authz_ttl_ms = state.ttl_ms("authz_ttl_s")

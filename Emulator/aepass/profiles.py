@@ -22,11 +22,11 @@ def _answer(profiles: list[Profile]) -> Response:
     return json_response(200, {"profiles": {p.key.mvpd: p.to_json() for p in profiles}})
 
 
-def _shown(profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
+def _shown(state: State, profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
     """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD."""
     if not any(p.type == APPLE_SSO for p in profiles):
         return profiles
-    partner_mvpd = pfs_mvpd(req, caller.requestor, caller.now)
+    partner_mvpd = pfs_mvpd(state, req, caller.requestor, caller.now)
     return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd]
 
 
@@ -46,7 +46,7 @@ def get_profiles(state: State, req: Request) -> Response:
     own = {p.key.mvpd for p in found}
     found += [p for p in sso.listed(state, caller.requestor, subjects, caller.now, caller.token.client_id,
                                     device.device_id) if p.key.mvpd not in own]
-    return _answer(_shown(found, req, caller))
+    return _answer(_shown(state, found, req, caller))
 
 
 def get_profile_for_mvpd(state: State, req: Request) -> Response:
@@ -59,7 +59,7 @@ def get_profile_for_mvpd(state: State, req: Request) -> Response:
     if mvpd.temp_pass:
         return temppass.profile_answer(state, req, mvpd, key, caller.now)
     profile = degradation.authenticated(state, key, caller.now, subjects)
-    return _answer(_shown([profile] if profile else [], req, caller))
+    return _answer(_shown(state, [profile] if profile else [], req, caller))
 
 
 def get_profile_for_code(state: State, req: Request) -> Response:

@@ -38,9 +38,11 @@ private func status(
     @Test func aPartnerProfileNeedsAUsableStatusNamingItsMVPD() {
         let sso = profile("Comcast_SSO", type: "appleSSO")
         #expect(ProfileUse.isUsable(sso, at: 1_000, partner: status(), configuration: configuration))
+        // No expiry known (the platform gave none, issue 28 item 10): usable.
+        #expect(ProfileUse.isUsable(sso, at: 1_000, partner: status(expiry: nil), configuration: configuration))
         for lapsed in [
             status(.denied), status(.notDetermined), status(.restricted), status(provider: nil),
-            status(expiry: nil), status(expiry: 1_000), status(provider: "Unknown"),
+            status(expiry: 1_000), status(provider: "Unknown"),
             status(error: PartnerError(.serviceUnavailable)),
         ] {
             #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: lapsed, configuration: configuration), "\(lapsed)")
@@ -76,9 +78,16 @@ private func status(
         #expect(header["frameworkProviderInfo"]?["expirationDate"] == "2025430636000")
     }
 
-    @Test func aStatusWithoutAnExpirationDateIsNotUsable() {
-        #expect(status(expiry: nil).problem(at: 0, configuration: configuration) == "the platform gave no authentication expiration date")
-        #expect(status(expiry: nil).refusalCode(at: 0, configuration: configuration) == "invalid_header_pfs_provider_info_expired")
+    /// Issue 28 item 10: the V2 cookbook (B.2, C.4, C.11) asks for the expiry "if any": a status
+    /// without one is usable and sent without `expirationDate`; one whose expiry has passed is not.
+    @Test func aStatusWithoutAnExpirationDateIsUsableAndSentWithoutIt() throws {
+        #expect(status(expiry: nil).problem(at: 0, configuration: configuration) == nil)
+        #expect(status(expiry: nil).refusalCode(at: 0, configuration: configuration) == nil)
+        let header = try decoded(status(expiry: nil))
+        #expect(header["frameworkProviderInfo"] == ["id": "Comcast"])
+        #expect(header["frameworkPermissionInfo"] == ["accessStatus": "granted"])
+        #expect(status(expiry: 5_000).problem(at: 5_000, configuration: configuration) == "the provider authentication expired")
+        #expect(status(expiry: 5_000).refusalCode(at: 5_000, configuration: configuration) == "invalid_header_pfs_provider_info_expired")
     }
 
     @Test func thePlatformsErrorsAreCarriedOnTheSideThatFailed() throws {

@@ -10,7 +10,7 @@ from typing import Any
 
 from aepass.simulated import simulated_saml as saml
 from emulator_testkit import ALL_SESSION_PARAMS, Api
-from test_partner_sso import (PFS, assert_documented_refusal, pfs, platform_saml, sign_in_with_partner,
+from test_partner_sso import (PFS, assert_documented_refusal, now_ms, pfs, platform_saml, sign_in_with_partner,
                               sso_profile, sso_session)
 
 
@@ -86,3 +86,41 @@ def test_the_other_enhanced_errors_of_the_partner_operations_can_be_injected(api
     assert (failed.status, failed.json["code"], failed.json["action"]) == (500, "internal_server_error", "retry")
     assert sso_session(api, token, pfs()).json["actionName"] == "partner_profile"
 
+
+# --- a partner status without an expiry ----------------------------------------------------------------
+
+def test_a_partner_status_without_an_expiry_is_accepted(api: Api) -> None:
+    """The Apple SSO cookbook (REST API V2) B.2, C.4, C.11: the expiry of the provider profile "if any"
+    (the default, `pfs_expiration_date: "optional"`); one that has passed is still refused."""
+    token = api.new_access_token()
+    no_expiry = pfs(expiration=None)
+    answer = sso_session(api, token, no_expiry).json
+    assert answer["actionName"] == "partner_profile", answer
+    created = sso_profile(api, token, saml.encode_saml_response(platform_saml(answer, "Cablevision")), no_expiry)
+    assert created.status == 201 and created.json["profiles"]["Cablevision"]["type"] == "appleSSO"
+    assert list(api.v2("GET", "/profiles", token, headers={PFS: no_expiry}).json["profiles"]) == ["Cablevision"]
+    decision = api.v2("POST", "/decisions/authorize/Cablevision", token, json_body={"resources": ["REF30"]},
+                      headers={PFS: no_expiry}).json["decisions"][0]
+    assert decision["authorized"] is True
+    expired = pfs(expiration=str(now_ms() - 1000))
+    assert sso_session(api, token, expired).json["reasonType"] == "pfs_fallback"
+    assert_documented_refusal(
+        api.v2("POST", "/decisions/authorize/Cablevision", token, json_body={"resources": ["REF30"]},
+               headers={PFS: expired}), "invalid_header_pfs_provider_info_expired")
+
+
+def test_the_header_pages_reading_is_a_setting(api: Api) -> None:
+    """`pfs_expiration_date: "required"`: Adobe's header page ("a required attribute") — a PFS
+    without `expirationDate` counts as expired everywhere."""
+    token = api.new_access_token()
+    sign_in_with_partner(api, token)
+    api.control("POST", "config", {"pfs_expiration_date": "required"})
+    no_expiry = pfs(expiration=None)
+    assert sso_session(api, token, no_expiry).json["reasonType"] == "pfs_fallback"
+    assert api.v2("GET", "/profiles", token, headers={PFS: no_expiry}).json == {"profiles": {}}
+    assert_documented_refusal(
+        api.v2("POST", "/decisions/authorize/Cablevision", token, json_body={"resources": ["REF30"]},
+               headers={PFS: no_expiry}), "invalid_header_pfs_provider_info_expired")
+    assert_documented_refusal(sso_profile(api, token, "x", no_expiry), "invalid_header_pfs_provider_info_expired")
+    for bad in ({"pfs_expiration_date": "maybe"}, {"pfs_expiration_date": None}):
+        assert api.request("POST", "/_emulator/config", json_body=bad).status == 400

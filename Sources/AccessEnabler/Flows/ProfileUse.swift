@@ -4,7 +4,7 @@
 /// getAuthentication, authorization, preauthorization, getMetadata, the silent exchange): a
 /// regular, TempPass or degraded profile while its `notAfter` lasts; a partner (`appleSSO`) profile
 /// only while, in addition, the platform's status is usable (permission granted, provider known,
-/// expiry in the future) and names that profile's MVPD — without it no decision may be asked.
+/// its expiry, if any, in the future) and names that profile's MVPD — without it no decision may be asked.
 package enum ProfileUse {
     /// A profile made through the platform's single sign-on, which needs the partner status.
     package static func isPartnerProfile(_ profile: Profile) -> Bool { profile.type == "appleSSO" }

@@ -163,6 +163,20 @@ struct LoginFlowPickerTests {
         }
     }
 
+    /// Issue 28 item 10: a platform that gives no authentication expiry still signs in through the
+    /// partner exchange (V2 cookbook C.4: the expiry "if any"); the header goes without `expirationDate`.
+    @Test func aChoiceWithoutAnExpiryIsExchanged() {
+        var flow = picking()
+        let noExpiry = PartnerStatus(access: PartnerAccess(.granted), providerID: "comcast-id")
+        #expect(
+            LoginTrace.lines(
+                flow.partnerAnswered(F.op(2), .metadata(.success(PartnerMetadata(accountProviderIdentifier: "comcast-id"))), now: F.now))
+                == [
+                    "emit [1] dismiss \(dialog)", "cache granted comcast-id nil", "select Comcast", F.selection("Comcast"),
+                    "request 3 partnerRequest Comcast \(noExpiry.headerValue)",
+                ])
+    }
+
     /// In the platform's picker but not onboarded: selected silently, no code of our own.
     @Test func anUnsupportedProviderOfThePickerIsSelectedSilently() {
         var flow = picking()
@@ -191,10 +205,6 @@ struct LoginFlowPickerTests {
             (
                 PartnerMetadata(accountProviderIdentifier: "comcast-id", authenticationExpirationDate: F.now),
                 "VSA503/info The platform's TV provider account could not be used (the provider authentication expired); log in with the provider instead."
-            ),
-            (
-                PartnerMetadata(accountProviderIdentifier: "comcast-id"),
-                "VSA503/info The platform's TV provider account could not be used (the platform gave no authentication expiration date); log in with the provider instead."
             ),
         ]
         for (metadata, status) in cases {
