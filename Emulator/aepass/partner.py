@@ -23,6 +23,7 @@ from typing import Any
 
 from . import checks, degradation, platforms
 from .catalog import Mvpd, Requestor
+from .device import decode_device_info
 from .errors import ApiError
 from .login import user_attributes
 from .sessions import REASON_BY_PROFILE_TYPE, authorize_answer, open_session, session_answer
@@ -191,6 +192,26 @@ def judge_request(state: State, req: Request, requestor: Requestor, now: int) ->
                  expiration_required=state.config["pfs_expiration_date"] == "required")
 
 
+NOT_GRANTED = ("denied", "restricted", "notDetermined")
+
+
+def permission_not_enforced(state: State, req: Request, requestor: Requestor, mvpd_id: str) -> bool:
+    """The PFS says only that the viewer did not grant the permission, and the MVPD's integration
+    does not enforce it: `enforcePlatformPermissions` false in the configuration the caller's
+    platform sees (set per platform with `configuration_platforms`' `mvpd_fields`). The TVE
+    Dashboard's "Enforce Platform Permission" "controls if the user's decision to Allow or Deny
+    platform access to their TV Provider subscription is respected": not enforced, the viewer's
+    existing appleSSO profile stays usable (listed, decided on) whatever that decision. Absent or
+    true: enforced (the cookbooks' behaviour)."""
+    mvpd = requestor.mvpd(mvpd_id)
+    status = read_framework_status(req)
+    if mvpd is None or not status.readable or status.access_status not in NOT_GRANTED:
+        return False
+    info = req.header("X-Device-Info")
+    view = platforms.mvpd_view(mvpd, platforms.rule_for(state.config, decode_device_info(info) if info else None))
+    return view.config_fields.get("enforcePlatformPermissions") is False
+
+
 def pfs_mvpd(state: State, req: Request, requestor: Requestor, now: int) -> str | None:
     """The MVPD id of a valid PFS header, else None."""
     verdict = judge_request(state, req, requestor, now)
@@ -198,7 +219,10 @@ def pfs_mvpd(state: State, req: Request, requestor: Requestor, now: int) -> str 
 
 
 def require_pfs_for(state: State, req: Request, requestor: Requestor, mvpd_id: str, now: int) -> None:
-    """Decisions on an appleSSO profile: a valid PFS for that MVPD, else a top-level 400."""
+    """Decisions on an appleSSO profile: a valid PFS for that MVPD (or one that only lacks a
+    permission the MVPD's integration does not enforce), else a top-level 400."""
+    if permission_not_enforced(state, req, requestor, mvpd_id):
+        return
     verdict = judge_request(state, req, requestor, now)
     if verdict.code:
         raise ApiError(verdict.code, verdict.details)

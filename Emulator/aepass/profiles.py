@@ -11,7 +11,7 @@ answers the login's regular profile.
 from __future__ import annotations
 
 from . import checks, degradation, sso, temppass
-from .partner import APPLE_SSO, pfs_mvpd
+from .partner import APPLE_SSO, permission_not_enforced, pfs_mvpd
 from .state import Profile, State
 from .web import Request, Response, json_response
 
@@ -23,11 +23,13 @@ def _answer(profiles: list[Profile]) -> Response:
 
 
 def _shown(state: State, profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
-    """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD."""
+    """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD (or one that
+    only lacks a permission the MVPD's integration does not enforce)."""
     if not any(p.type == APPLE_SSO for p in profiles):
         return profiles
     partner_mvpd = pfs_mvpd(state, req, caller.requestor, caller.now)
-    return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd]
+    return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd
+            or permission_not_enforced(state, req, caller.requestor, p.key.mvpd)]
 
 
 def get_profiles(state: State, req: Request) -> Response:

@@ -51,6 +51,44 @@ private func status(
         #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(), configuration: nil))
     }
 
+    /// Issue 28 item 11: `enforcePlatformPermissions` (TVE Dashboard: whether "the user's decision
+    /// to Allow or Deny platform access to their TV Provider subscription is respected"). Absent or
+    /// true: the partner profile needs the permission granted; false: a denied or undecided
+    /// permission does not take it away (a failing partner, an expired profile, or a granted
+    /// permission naming another provider still do).
+    @Test func anIntegrationThatDoesNotEnforceThePermissionKeepsItsPartnerProfile() {
+        var relaxed = configuration
+        relaxed.mvpds[0].enforcePlatformPermissions = false
+        var enforced = configuration
+        enforced.mvpds[0].enforcePlatformPermissions = true
+        let sso = profile("Comcast_SSO", type: "appleSSO")
+        for access in [PartnerAccessStatus.denied, .notDetermined, .restricted] {
+            let refused = status(access, provider: nil, expiry: nil)
+            #expect(ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: relaxed), "\(access)")
+            #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: configuration), "\(access)")
+            #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: enforced), "\(access)")
+            #expect(ProfileUse.statusWorthSending(refused, at: 1_000, configuration: relaxed))
+            #expect(!ProfileUse.statusWorthSending(refused, at: 1_000, configuration: configuration))
+        }
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(.denied, error: PartnerError(.failed)), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 10_000, partner: status(.denied), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(provider: "Unknown"), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: nil, configuration: relaxed))
+        // Regular profiles never depended on the partner.
+        #expect(ProfileUse.isUsable(profile("DTV"), at: 1_000, partner: status(.denied), configuration: enforced))
+    }
+
+    @Test func enforcePlatformPermissionsIsReadFromTheConfigurationAndKept() throws {
+        let adobe = #"{"id":"M","displayName":"M TV","enforcePlatformPermissions":false,"enablePlatformServices":true}"#
+        let mvpd = try JSON.decode(MVPD.self, from: Data(adobe.utf8))
+        #expect(mvpd.enforcePlatformPermissions == false)
+        let stored = try JSON.decode(MVPD.self, from: JSON.data(mvpd))  // the host form (stored configuration)
+        #expect(stored.enforcePlatformPermissions == false)
+        let absent = try JSON.decode(MVPD.self, from: Data(#"{"id":"M"}"#.utf8))
+        #expect(absent.enforcePlatformPermissions == nil)
+        #expect(!String(decoding: JSON.data(absent), as: UTF8.self).contains("enforcePlatformPermissions"))
+    }
+
     @Test func theCurrentProfileSkipsAnUnusablePartnerProfile() {
         let profiles = [profile("Comcast_SSO", type: "appleSSO", notAfter: 50_000), profile("DTV", notAfter: 20_000)]
         #expect(

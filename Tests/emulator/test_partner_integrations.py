@@ -124,3 +124,49 @@ def test_the_header_pages_reading_is_a_setting(api: Api) -> None:
     assert_documented_refusal(sso_profile(api, token, "x", no_expiry), "invalid_header_pfs_provider_info_expired")
     for bad in ({"pfs_expiration_date": "maybe"}, {"pfs_expiration_date": None}):
         assert api.request("POST", "/_emulator/config", json_body=bad).status == 400
+
+
+# --- enforcePlatformPermissions ------------------------------------------------------------------------
+
+NOT_ENFORCED = {"configuration_platforms": [
+    {"match": {}, "mvpd_fields": {"Cablevision": {"enforcePlatformPermissions": False}}}]}
+
+
+def test_an_integration_that_does_not_enforce_the_permission_keeps_the_apple_sso_profile(api: Api) -> None:
+    """The TVE Dashboard's "Enforce Platform Permission" controls "if the user's decision to Allow or
+    Deny platform access to their TV Provider subscription is respected": not enforced, the viewer's
+    appleSSO profile is listed and decided on with a PFS that only says the permission is not granted."""
+    token = api.new_access_token()
+    sign_in_with_partner(api, token)
+    api.control("POST", "config", NOT_ENFORCED)
+    mvpds = api.v2("GET", "/configuration", token).json["requestor"]["mvpds"]
+    assert next(m for m in mvpds if m["id"] == "Cablevision")["enforcePlatformPermissions"] is False
+    body = {"resources": ["REF30"]}
+    for access in ("denied", "restricted", "notDetermined"):
+        header = pfs(access=access, provider=None)
+        assert list(api.v2("GET", "/profiles", token, headers={PFS: header}).json["profiles"]) == ["Cablevision"]
+        decision = api.v2("POST", "/decisions/authorize/Cablevision", token, json_body=body,
+                          headers={PFS: header}).json["decisions"][0]
+        assert decision["authorized"] is True, decision
+    # Only the permission is overlooked: a missing or unreadable PFS, or a granted one for another
+    # provider, is refused as before.
+    for header, code in ((None, "invalid_header_pfs_permission_access_not_present"),
+                         ("???", "invalid_header_pfs_permission_access_not_present"),
+                         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch")):
+        reply = api.v2("POST", "/decisions/authorize/Cablevision", token, json_body=body,
+                       headers={} if header is None else {PFS: header})
+        assert_documented_refusal(reply, code)
+
+
+def test_the_permission_is_enforced_when_the_field_is_absent_or_true(api: Api) -> None:
+    token = api.new_access_token()
+    sign_in_with_partner(api, token)
+    body = {"resources": ["REF30"]}
+    for config in ({"configuration_platforms": []}, {"configuration_platforms": [
+            {"match": {}, "mvpd_fields": {"Cablevision": {"enforcePlatformPermissions": True}}}]}):
+        api.control("POST", "config", config)
+        denied = pfs(access="denied", provider=None)
+        assert api.v2("GET", "/profiles", token, headers={PFS: denied}).json == {"profiles": {}}
+        assert_documented_refusal(
+            api.v2("POST", "/decisions/authorize/Cablevision", token, json_body=body, headers={PFS: denied}),
+            "invalid_header_pfs_permission_access_not_granted")

@@ -81,6 +81,10 @@ extension Engine {
         let configuration = requestor?.configuration
         guard let status else { return .failure(Self.partnerRefusal("invalid_header_pfs_permission_access_not_present", "")) }
         if let code = status.refusalCode(at: now, configuration: configuration) {
+            // An integration that does not enforce the viewer's permission: the status goes as it is.
+            if let configuration, ProfileUse.permissionNotEnforced(for: profile.mvpd, status, configuration) {
+                return .success(status.headerValue)
+            }
             return .failure(Self.partnerRefusal(code, status.problem(at: now, configuration: configuration) ?? ""))
         }
         guard ProfileUse.isUsable(profile, at: now, partner: status, configuration: configuration) else {
