@@ -825,7 +825,11 @@ typedef struct ae_delegate {
         (checkAuthentication; `details` has the partner's error) — spelled as Adobe's Apple SSO cookbook
         spells them (its error table writes AAPL / AAPL_ERROR) —, VSA503, N003, N004, N005 (getAuthentication
         falls back to display_provider_dialog with exactly one of them), VSA203 (logout of a partner profile:
-        the viewer must also sign out in the platform's TV provider settings). See docs/ERRORS.md. */
+        the viewer must also sign out in the platform's TV provider settings). See docs/ERRORS.md.
+        Other spellings: a status Adobe's documents spell in more than one way carries the others in
+        "aliases" (an array of strings): APPL has "aliases": ["AAPL"], APPL_ERROR "aliases": ["AAPL_ERROR"]
+        (Adobe's error table writes AAPL / AAPL_ERROR). A host ported from iOS matches either spelling
+        with: errorId == X, or X in aliases. */
     void (*status)(const char *status_json, void *user_data);
 } ae_delegate;
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The integration's `enforcePlatformPermissions` (issue 28, item 11).
+"""The integration's `enforcePlatformPermissions`, and the APPL / AAPL spellings (issue 28, item 11).
 
 `enforcePlatformPermissions` is the TVE Dashboard's "Enforce Platform Permission" (per integration
 and platform), which "controls if the user's decision to Allow or Deny platform access to their TV
@@ -12,6 +12,7 @@ Emulator MVPDs (platformMappingId): Comcast_SSO (Comcast).
 """
 import pytest
 
+from conftest import both_apis
 from harness import ae
 
 from accessenabler.partner import PartnerSimulator
@@ -71,3 +72,24 @@ def test_a_failing_partner_still_takes_the_profile_away(make_client, recorder, e
     client.check_authentication()
     assert recorder.wait("set_authentication_status", count=2) == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
 
+
+# --- APPL / AAPL ----------------------------------------------------------------------------------
+
+def find(recorder, error_id):
+    """What a host ported from iOS does: match the errorId, or one of its other spellings."""
+    return [s for s in recorder.statuses() if s["errorId"] == error_id or error_id in s.get("aliases", [])]
+
+
+@both_apis
+def test_a_failing_partner_is_found_by_either_spelling(make_client, recorder, emulator):
+    simulator = PartnerSimulator(status_error=("FAILED", "VSA daemon crashed"))
+    client = ready(make_client, recorder, simulator)
+    assert find(recorder, "APPL") == find(recorder, "AAPL") and len(find(recorder, "APPL")) == 1
+    appl = find(recorder, "AAPL")[0]
+    assert (appl["errorId"], appl["aliases"], appl["level"]) == ("APPL", ["AAPL"], "error")
+    client.check_authentication()
+    recorder.wait("set_authentication_status")
+    assert find(recorder, "APPL_ERROR") == find(recorder, "AAPL_ERROR") and len(find(recorder, "AAPL_ERROR")) == 1
+    appl_error = find(recorder, "AAPL_ERROR")[0]
+    assert (appl_error["errorId"], appl_error["aliases"]) == ("APPL_ERROR", ["AAPL_ERROR"])
+    assert "VSA daemon crashed" in appl_error["details"]

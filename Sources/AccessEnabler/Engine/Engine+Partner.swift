@@ -110,9 +110,11 @@ extension Engine {
     /// viewer is not signed in to a TV provider at all (then the permission does not matter).
     func partnerAdvisory(_ status: PartnerStatus, checkingAuthentication: Bool) -> AdvancedStatus? {
         if let error = status.error {
+            // The cookbook's steps spell APPL / APPL_ERROR, Adobe's error table AAPL / AAPL_ERROR: the
+            // other spelling goes in `aliases`, so a host matches either (docs/ERRORS.md).
             return AdvancedStatus(
-                checkingAuthentication ? "APPL_ERROR" : "APPL", .error,
-                "The partner framework failed.", details: error.summary)
+                checkingAuthentication ? "APPL_ERROR" : "APPL", .error, "The partner framework failed.", details: error.summary,
+                extras: ["aliases": .array([.string(checkingAuthentication ? "AAPL_ERROR" : "AAPL")])])
         }
         guard status.access.signIn != .signedOut else { return nil }
         return status.access.status == .granted ? nil : PartnerExchangeFlow.accessStatus(status.access.status)
