@@ -240,7 +240,7 @@ enum {
 enum {
     AE_METADATA_AUTHENTICATION = 0, /**< authentication expiry */
     AE_METADATA_AUTHORIZATION = 1, /**< authorization expiry for "resource_id" */
-    AE_METADATA_DEVICE_ID = 2, /**< the device id */
+    AE_METADATA_DEVICE_ID = 2, /**< the device id, once enabled (AE_OPTION_DEVICE_ID_METADATA; Adobe: disabled by default) */
     AE_METADATA_USER_META = 3 /**< user metadata named by "user_metadata_name" */
 };
 
@@ -261,6 +261,8 @@ enum {
 #define AE_OPTION_VISITOR_ID "visitorID"         /**< string: sent as AP-Visitor-Identifier */
 #define AE_OPTION_HANDLE_SVC "handleSVC"         /**< bool: accepted and ignored */
 #define AE_OPTION_DEVICE_INFO "device_info"      /**< object, or Base64 of one: replaces X-Device-Info */
+#define AE_OPTION_DEVICE_ID_METADATA "deviceIdMetadata" /**< bool: getMetadata opcode 2 answers the device id (default
+                                                       false: Adobe enables the device id metadata per integration) */
 
 /** @} */
 
@@ -810,7 +812,8 @@ typedef struct ae_delegate {
     void (*send_tracking_data)(int32_t event_type, const char *data_json, void *user_data);
 
     /** setMetadataStatus: `metadata_json` is the value as JSON (NULL when unavailable): opcodes 0 and 1 a
-        number, the expiry in milliseconds since the Unix epoch; opcode 2 a string; opcode 3 the attribute's
+        number, the expiry in milliseconds since the Unix epoch; opcode 2 a string (NULL, after a META403
+        status, until setOptions "deviceIdMetadata" enables it); opcode 3 the attribute's
         value (string, number or array). `encrypted` is 1 when a user metadata value is encrypted with
         the programmer's key. `key` is the opcode; `arguments_json` the key object given to getMetadata. */
     void (*set_metadata_status)(const char *metadata_json, int32_t encrypted, int32_t key,
@@ -834,7 +837,11 @@ typedef struct ae_delegate {
         (checkAuthentication; `details` has the partner's error) — spelled as Adobe's Apple SSO cookbook
         spells them (its error table writes AAPL / AAPL_ERROR) —, VSA503, N003, N004, N005 (getAuthentication
         falls back to display_provider_dialog with exactly one of them), VSA203 (logout of a partner profile:
-        the viewer must also sign out in the platform's TV provider settings). See docs/ERRORS.md. */
+        the viewer must also sign out in the platform's TV provider settings). See docs/ERRORS.md.
+        Other spellings: a status Adobe's documents spell in more than one way carries the others in
+        "aliases" (an array of strings): APPL has "aliases": ["AAPL"], APPL_ERROR "aliases": ["AAPL_ERROR"]
+        (Adobe's error table writes AAPL / AAPL_ERROR). A host ported from iOS matches either spelling
+        with: errorId == X, or X in aliases. */
     void (*status)(const char *status_json, void *user_data);
 } ae_delegate;
 
@@ -974,8 +981,10 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
 /**
  * setOptions. Keys: "applicationProfile" (string; sent as the configuration `profile`),
  * "visitorID" (string; sent as AP-Visitor-Identifier), "device_info" (object, or Base64 of one:
- * replaces X-Device-Info), "handleSVC" (bool; accepted and ignored). Unknown keys are ignored
- * with a log line. Takes effect for the requests that start after it. A string with a control
+ * replaces X-Device-Info), "handleSVC" (bool; accepted and ignored), "deviceIdMetadata" (bool, default
+ * false: getMetadata opcode 2 answers the device id only once it is true; set it when Adobe enabled
+ * the device id metadata for the integration, which Adobe documents as disabled by default). Unknown
+ * keys are ignored with a log line. Takes effect for the requests that start after it. A string with a control
  * character (C0, DEL, C1: a CR/LF would add headers of its own) or a device_info string outside the
  * Base64 alphabet is refused, and nothing of the call is applied.
  *
@@ -1159,7 +1168,9 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
  *                  issuer)}. Not NULL. `opCode` is a JSON number: a string such as "0" is refused.
  *                  The expiries of opcodes 0 and 1 are milliseconds since the Unix epoch on Adobe's
  *                  clock (the server time its answers' Date headers give, which the SDK keeps against
- *                  the boot clock), not necessarily the box's wall clock.
+ *                  the boot clock), not necessarily the box's wall clock. Opcode 2 answers the device
+ *                  id only after setOptions {"deviceIdMetadata": true}; until then status META403
+ *                  (warning), then set_metadata_status with NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a key object).
  * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
  */

@@ -62,11 +62,20 @@ def requestor(service_provider: str) -> Requestor:
     return found
 
 
-def mvpd(req_requestor: Requestor, mvpd_id: str) -> Mvpd:
+def mvpd(state: State, req_requestor: Requestor, mvpd_id: str) -> Mvpd:
     found = req_requestor.mvpd(mvpd_id)
     if found is None:
         raise ApiError("invalid_parameter_mvpd",
                        f"{mvpd_id!r} has no integration with {req_requestor.id}")
+    return active_integration(state, req_requestor, found)
+
+
+def active_integration(state: State, req_requestor: Requestor, found: Mvpd) -> Mvpd:
+    """The MVPD, unless its integration is disabled (config `integrations_disabled`, the TVE
+    Dashboard's "Disable integration": the viewer can no longer authenticate or authorize with
+    it): 400 `invalid_integration`, the code Adobe's list gives a missing or disabled integration."""
+    if found.id in state.config["integrations_disabled"]:
+        raise ApiError("invalid_integration", f"the integration of {req_requestor.id} with {found.id} is disabled")
     return found
 
 

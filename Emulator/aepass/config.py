@@ -29,6 +29,15 @@ DEFAULTS: dict[str, Any] = {
     # MVPD ids whose partner (Apple) SSO is disabled on the Adobe side: /sessions/sso answers
     # `configuration_fallback` for them.
     "partner_sso_disabled": ["Dish"],
+    # MVPD ids whose integration with the requestor is disabled (the TVE Dashboard's "Disable
+    # integration"): left out of the configuration, and every V2 call that names the MVPD (a path
+    # or form `mvpd`, or the partner status's provider on sessions/sso and profiles/sso) answers
+    # 400 `invalid_integration`.
+    "integrations_disabled": [],
+    # AP-Partner-Framework-Status `frameworkProviderInfo.expirationDate`: "optional" (the Apple SSO
+    # cookbook, REST API V2, B.2/C.4/C.11: the expiry "if any") or "required" (Adobe's header page:
+    # a PFS without it counts as expired).
+    "pfs_expiration_date": "optional",
     # Tests: make /sessions/sso answer this fallback whatever the request ("pfs_fallback": the
     # server rejects the partner status; "missing_parameters_fallback": it lacks redirectUrl).
     "partner_sso_force_fallback": None,
@@ -166,6 +175,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "latency_ms": (_is_number, "a number >= 0"),
     "revoked_software_statements": (_is_string_list, "a list of strings"),
     "partner_sso_disabled": (_is_string_list, "a list of MVPD ids"),
+    "integrations_disabled": (_is_string_list, "a list of MVPD ids"),
+    "pfs_expiration_date": (lambda v: v in ("optional", "required"), '"optional" or "required"'),
     "partner_sso_force_fallback": (
         lambda v: v in (None, "pfs_fallback", "missing_parameters_fallback"),
         'null, "pfs_fallback" or "missing_parameters_fallback"',

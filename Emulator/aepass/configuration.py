@@ -3,11 +3,13 @@
 The device headers are required by default (`configuration_device_headers`: Adobe's API page and
 the Apple SSO cookbook, step C.1, list them as required; release 3.4.0 and the OpenAPI file make
 them optional, which the setting "optional" follows). The MVPDs' fields are those of the
-caller's platform (`platforms.py`, config `configuration_platforms`).
+caller's platform (`platforms.py`, config `configuration_platforms`); an MVPD whose integration
+is disabled (config `integrations_disabled`) is left out.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from . import checks, platforms
@@ -27,6 +29,9 @@ def get_configuration(state: State, req: Request) -> Response:
         sent = req.header("X-Device-Info")
         info = decode_device_info(sent) if sent else None
     requestor = platforms.requestor_view(caller.requestor, platforms.rule_for(state.config, info))
+    # Adobe lists the MVPDs with an active integration (V2 cookbook C.1).
+    disabled = state.config["integrations_disabled"]
+    requestor = replace(requestor, mvpds=tuple(m for m in requestor.mvpds if m.id not in disabled))
     return json_response(200, {
         "device": "unknown",
         "clientType": "html5",

@@ -43,7 +43,7 @@ def authorize(state: State, req: Request) -> Response:
 def _decide(state: State, req: Request, authorize: bool) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
-    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     resources = checks.resources(req)
     limit = state.config["authorize_limit" if authorize else "preauthorize_limit"]
     if len(resources) > limit:
@@ -61,7 +61,7 @@ def _decide(state: State, req: Request, authorize: bool) -> Response:
         decisions = [_decision(key.service_provider, mvpd.id, r, error=error_object(code)) for r in resources]
         return json_response(200, {"decisions": decisions})
     if profile.type == APPLE_SSO:
-        require_pfs_for(req, caller.requestor, mvpd.id, caller.now)
+        require_pfs_for(state, req, caller.requestor, mvpd.id, caller.now)
     rule = degradation.rule(state, mvpd.id)
     if rule:
         authz_ttl_ms = state.ttl_ms("authz_ttl_s")

@@ -59,6 +59,8 @@ CODES: dict[str, ErrorSpec] = {
         "none", 400, "The device information header value is missing or invalid."),
     "invalid_header_device_identifier": ErrorSpec(
         "none", 400, "The device identifier header value is missing or invalid."),
+    "invalid_integration": ErrorSpec(
+        "none", 400, "The integration between the service provider and the MVPD is missing or disabled."),
     "invalid_authentication_session": ErrorSpec(
         "none", 400, "The authentication session is missing or invalid."),
     "preauthorization_denied_by_mvpd": ErrorSpec(

@@ -27,7 +27,7 @@ def logout(state: State, req: Request) -> Response:
     """getLogoutForMvpdUsingGET: delete the profile and tell the client what to do next."""
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
-    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     redirect_url = req.query_params().get("redirectUrl", [""])[0]
     if not redirect_url:
         raise ApiError("invalid_parameter_redirect_url", "the redirectUrl query parameter is required")

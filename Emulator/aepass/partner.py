@@ -23,6 +23,7 @@ from typing import Any
 
 from . import checks, degradation, platforms
 from .catalog import Mvpd, Requestor
+from .device import decode_device_info
 from .errors import ApiError
 from .login import user_attributes
 from .sessions import REASON_BY_PROFILE_TYPE, authorize_answer, open_session, session_answer
@@ -138,11 +139,15 @@ class Verdict:
     mvpd: Mvpd | None  # the MVPD the provider id maps to (even when the PFS is invalid otherwise)
 
 
-def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
+def judge(status: FrameworkStatus, requestor: Requestor, now: int, expiration_required: bool = False) -> Verdict:
     """Check a PFS in the order: access status, provider id, provider information expiry.
 
-    `expirationDate` is required (Adobe's AP-Partner-Framework-Status header page marks
-    `frameworkProviderInfo.expirationDate` "a required attribute"): a granted PFS without it is
+    `expirationDate` is optional (the default, config `pfs_expiration_date: "optional"`): the
+    Apple SSO cookbook (REST API V2) checks "the expiry of the user's provider profile (if any)"
+    (steps B.2, C.4, C.11), so a PFS without one carries no expiry to check; one that is there
+    must be a number of ms still ahead. `expiration_required` (config "required") follows Adobe's
+    AP-Partner-Framework-Status header page instead, which marks
+    `frameworkProviderInfo.expirationDate` "a required attribute": a granted PFS without it is
     refused with `invalid_header_pfs_provider_info_expired`, the code of the expiry check (the
     code list has no "provider info not present" code). The optional `error` objects do not
     change the verdict: with `accessStatus` granted the provider checks run as usual; a
@@ -170,9 +175,10 @@ def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
     if mvpd is None:
         return invalid("provider_id_not_determined",
                        f"no MVPD of {requestor.id} has platformMappingId {status.provider_id!r}")
-    if not status.expiration_present:
+    if not status.expiration_present and expiration_required:
         return invalid("provider_info_expired",
-                       "frameworkProviderInfo.expirationDate is missing (a required attribute)")
+                       "frameworkProviderInfo.expirationDate is missing (a required attribute: "
+                       "pfs_expiration_date is \"required\")")
     if not status.expiration_readable:
         return invalid("provider_info_expired", "frameworkProviderInfo.expirationDate is not a number of ms")
     if status.expiration_ms is not None and status.expiration_ms <= now:
@@ -180,15 +186,44 @@ def judge(status: FrameworkStatus, requestor: Requestor, now: int) -> Verdict:
     return Verdict(None, None, mvpd)
 
 
-def pfs_mvpd(req: Request, requestor: Requestor, now: int) -> str | None:
+def judge_request(state: State, req: Request, requestor: Requestor, now: int) -> Verdict:
+    """The verdict on the request's PFS header, with the emulator's settings."""
+    return judge(read_framework_status(req), requestor, now,
+                 expiration_required=state.config["pfs_expiration_date"] == "required")
+
+
+NOT_GRANTED = ("denied", "restricted", "notDetermined")
+
+
+def permission_not_enforced(state: State, req: Request, requestor: Requestor, mvpd_id: str) -> bool:
+    """The PFS says only that the viewer did not grant the permission, and the MVPD's integration
+    does not enforce it: `enforcePlatformPermissions` false in the configuration the caller's
+    platform sees (set per platform with `configuration_platforms`' `mvpd_fields`). The TVE
+    Dashboard's "Enforce Platform Permission" "controls if the user's decision to Allow or Deny
+    platform access to their TV Provider subscription is respected": not enforced, the viewer's
+    existing appleSSO profile stays usable (listed, decided on) whatever that decision. Absent or
+    true: enforced (the cookbooks' behaviour)."""
+    mvpd = requestor.mvpd(mvpd_id)
+    status = read_framework_status(req)
+    if mvpd is None or not status.readable or status.access_status not in NOT_GRANTED:
+        return False
+    info = req.header("X-Device-Info")
+    view = platforms.mvpd_view(mvpd, platforms.rule_for(state.config, decode_device_info(info) if info else None))
+    return view.config_fields.get("enforcePlatformPermissions") is False
+
+
+def pfs_mvpd(state: State, req: Request, requestor: Requestor, now: int) -> str | None:
     """The MVPD id of a valid PFS header, else None."""
-    verdict = judge(read_framework_status(req), requestor, now)
+    verdict = judge_request(state, req, requestor, now)
     return verdict.mvpd.id if verdict.code is None and verdict.mvpd else None
 
 
-def require_pfs_for(req: Request, requestor: Requestor, mvpd_id: str, now: int) -> None:
-    """Decisions on an appleSSO profile: a valid PFS for that MVPD, else a top-level 400."""
-    verdict = judge(read_framework_status(req), requestor, now)
+def require_pfs_for(state: State, req: Request, requestor: Requestor, mvpd_id: str, now: int) -> None:
+    """Decisions on an appleSSO profile: a valid PFS for that MVPD (or one that only lacks a
+    permission the MVPD's integration does not enforce), else a top-level 400."""
+    if permission_not_enforced(state, req, requestor, mvpd_id):
+        return
+    verdict = judge_request(state, req, requestor, now)
     if verdict.code:
         raise ApiError(verdict.code, verdict.details)
     if verdict.mvpd is None or verdict.mvpd.id != mvpd_id:
@@ -212,8 +247,12 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
     partner = _partner(req)
     device = checks.device_headers(req)
     params = checks.form_parameters(req, PARTNER_SESSION_PARAMETERS)
-    verdict = judge(read_framework_status(req), caller.requestor, caller.now)
+    verdict = judge_request(state, req, caller.requestor, caller.now)
     mvpd = verdict.mvpd
+    if mvpd is not None:
+        # Basic validation before the partner checks (V2 cookbook C.6): an inactive integration is
+        # an error, not a fallback.
+        checks.active_integration(state, caller.requestor, mvpd)
 
     def fallback(reason: str) -> Response:
         session_params = {**({"mvpd": mvpd.id} if mvpd else {}), **params}
@@ -378,7 +417,9 @@ def create_partner_profile(state: State, req: Request) -> Response:
     refusal = state.partner_refusal.take()  # a test's /_emulator/partner/refuse-next, if any
     if refusal:
         raise ApiError(*refusal)
-    verdict = judge(read_framework_status(req), caller.requestor, caller.now)
+    verdict = judge_request(state, req, caller.requestor, caller.now)
+    if verdict.mvpd is not None:
+        checks.active_integration(state, caller.requestor, verdict.mvpd)  # basic validation first (C.13)
     if verdict.code or verdict.mvpd is None:
         raise ApiError(verdict.code or "invalid_header_pfs_provider_id_not_determined", verdict.details)
     try:

@@ -11,7 +11,7 @@ answers the login's regular profile.
 from __future__ import annotations
 
 from . import checks, degradation, sso, temppass
-from .partner import APPLE_SSO, pfs_mvpd
+from .partner import APPLE_SSO, permission_not_enforced, pfs_mvpd
 from .state import Profile, State
 from .web import Request, Response, json_response
 
@@ -22,12 +22,14 @@ def _answer(profiles: list[Profile]) -> Response:
     return json_response(200, {"profiles": {p.key.mvpd: p.to_json() for p in profiles}})
 
 
-def _shown(profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
-    """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD."""
+def _shown(state: State, profiles: list[Profile], req: Request, caller: checks.Caller) -> list[Profile]:
+    """appleSSO profiles only with a valid AP-Partner-Framework-Status for their MVPD (or one that
+    only lacks a permission the MVPD's integration does not enforce)."""
     if not any(p.type == APPLE_SSO for p in profiles):
         return profiles
-    partner_mvpd = pfs_mvpd(req, caller.requestor, caller.now)
-    return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd]
+    partner_mvpd = pfs_mvpd(state, req, caller.requestor, caller.now)
+    return [p for p in profiles if p.type != APPLE_SSO or p.key.mvpd == partner_mvpd
+            or permission_not_enforced(state, req, caller.requestor, p.key.mvpd)]
 
 
 def get_profiles(state: State, req: Request) -> Response:
@@ -46,20 +48,20 @@ def get_profiles(state: State, req: Request) -> Response:
     own = {p.key.mvpd for p in found}
     found += [p for p in sso.listed(state, caller.requestor, subjects, caller.now, caller.token.client_id,
                                     device.device_id) if p.key.mvpd not in own]
-    return _answer(_shown(found, req, caller))
+    return _answer(_shown(state, found, req, caller))
 
 
 def get_profile_for_mvpd(state: State, req: Request) -> Response:
     """getProfileForMvpdUsingGET."""
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
-    mvpd = checks.mvpd(caller.requestor, req.path_params["mvpd"])
+    mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     subjects = sso.judge(state, req, caller.now)
     key = caller.profile_key(device.device_id, mvpd.id)
     if mvpd.temp_pass:
         return temppass.profile_answer(state, req, mvpd, key, caller.now)
     profile = degradation.authenticated(state, key, caller.now, subjects)
-    return _answer(_shown([profile] if profile else [], req, caller))
+    return _answer(_shown(state, [profile] if profile else [], req, caller))
 
 
 def get_profile_for_code(state: State, req: Request) -> Response:

@@ -29,7 +29,7 @@ def create_session(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     device = checks.device_headers(req)
     params = checks.form_parameters(req, SESSION_PARAMETERS)
-    mvpd = checks.mvpd(caller.requestor, params["mvpd"]) if "mvpd" in params else None
+    mvpd = checks.mvpd(state, caller.requestor, params["mvpd"]) if "mvpd" in params else None
     subjects = sso.judge(state, req, caller.now)
     if mvpd:
         key = caller.profile_key(device.device_id, mvpd.id)
@@ -69,7 +69,7 @@ def resume_session(state: State, req: Request) -> Response:
     params = checks.form_parameters(req, SESSION_PARAMETERS)
     session = checks.live_session(state, req, caller.now)
     if "mvpd" in params:
-        checks.mvpd(caller.requestor, params["mvpd"])
+        checks.mvpd(state, caller.requestor, params["mvpd"])
     session.params.update(params)
     mvpd_id = session.params.get("mvpd")
     mvpd = caller.requestor.mvpd(mvpd_id) if mvpd_id else None

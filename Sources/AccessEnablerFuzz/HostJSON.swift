@@ -120,7 +120,7 @@ enum HostJSONFuzz {
         return options.allSatisfy { key, value in
             switch key {
             case "applicationProfile", "visitorID", "ap_vi": return value.stringValue.map { !$0.containsControlCharacter } ?? false
-            case "handleSVC": return value.boolValue != nil
+            case "handleSVC", "deviceIdMetadata": return value.boolValue != nil
             case "device_info":
                 switch value {
                 case .object: return true

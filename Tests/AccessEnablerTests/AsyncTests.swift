@@ -144,6 +144,7 @@ import Testing
         let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
         try await logIn(enabler, emulator)
+        try enabler.setOptions(["deviceIdMetadata": true])  // Adobe enabled it for the integration
 
         let resources = ["LIVE", "PREMIUM-DENIED", "MOVIES", "SPORTS"]
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -213,6 +214,7 @@ import Testing
         let emulator = try EmulatorProcess.shared
         let (enabler, _) = try await readyClient(emulator)
         defer { enabler.shutdown() }
+        try enabler.setOptions(["deviceIdMetadata": true])
         let nested = Locked<[String]>([])
         await #expect(throws: AuthenticationError.self) {
             try await enabler.async.getAuthentication(selectProvider: { _ in

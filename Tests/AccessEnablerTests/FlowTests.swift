@@ -249,6 +249,7 @@ import Testing
         let enabler = try client()
         try await ready(enabler)
         try await login(enabler)
+        try enabler.setOptions(["deviceIdMetadata": true])  // Adobe enabled it for the integration
         try enabler.getMetadata(MetadataKey(opCode: MetadataKey.authentication))
         try enabler.getMetadata(MetadataKey(opCode: MetadataKey.deviceID))
         try enabler.getMetadata(MetadataKey(opCode: MetadataKey.userMetadata, userMetadataName: "zip"))
@@ -263,6 +264,25 @@ import Testing
                 .metadata(.array(["10001"]), false, 3), .metadata(.string("c2VjcmV0"), true, 3),
                 .metadata(.string("Cablevision"), false, 3), .metadata(nil, false, 1),
             ])
+    }
+
+    /// Issue 28 item 11: Adobe documents the device id metadata as "disabled by default" (enabled
+    /// per integration): until the host enables it, opcode 2 answers nothing, after META403.
+    @Test func theDeviceIDMetadataIsOffUntilTheHostEnablesIt() async throws {
+        let enabler = try client()
+        try await ready(enabler)
+        try enabler.getMetadata(MetadataKey(opCode: MetadataKey.deviceID))
+        try await recorder.waitCount(1) { if case .metadata = $0 { true } else { false } }
+        #expect(recorder.all.suffix(2) == [.status("META403"), .metadata(nil, false, 2)])
+        try enabler.setOptions(["deviceIdMetadata": true])
+        try enabler.getMetadata(MetadataKey(opCode: MetadataKey.deviceID))
+        try await recorder.waitCount(2) { if case .metadata = $0 { true } else { false } }
+        #expect(recorder.all.last == .metadata(.string("device-1"), false, 2))
+        try enabler.setOptions(["deviceIdMetadata": false])
+        try enabler.getMetadata(MetadataKey(opCode: MetadataKey.deviceID))
+        try await recorder.waitCount(3) { if case .metadata = $0 { true } else { false } }
+        #expect(recorder.all.suffix(2) == [.status("META403"), .metadata(nil, false, 2)])
+        #expect(throws: AccessEnablerError.self) { try enabler.setOptions(["deviceIdMetadata": "yes"]) }
     }
 
     @Test func anExpiredProfileIsNotAuthenticated() async throws {

@@ -38,15 +38,55 @@ private func status(
     @Test func aPartnerProfileNeedsAUsableStatusNamingItsMVPD() {
         let sso = profile("Comcast_SSO", type: "appleSSO")
         #expect(ProfileUse.isUsable(sso, at: 1_000, partner: status(), configuration: configuration))
+        // No expiry known (the platform gave none, issue 28 item 10): usable.
+        #expect(ProfileUse.isUsable(sso, at: 1_000, partner: status(expiry: nil), configuration: configuration))
         for lapsed in [
             status(.denied), status(.notDetermined), status(.restricted), status(provider: nil),
-            status(expiry: nil), status(expiry: 1_000), status(provider: "Unknown"),
+            status(expiry: 1_000), status(provider: "Unknown"),
             status(error: PartnerError(.serviceUnavailable)),
         ] {
             #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: lapsed, configuration: configuration), "\(lapsed)")
         }
         #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: nil, configuration: configuration))
         #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(), configuration: nil))
+    }
+
+    /// Issue 28 item 11: `enforcePlatformPermissions` (TVE Dashboard: whether "the user's decision
+    /// to Allow or Deny platform access to their TV Provider subscription is respected"). Absent or
+    /// true: the partner profile needs the permission granted; false: a denied or undecided
+    /// permission does not take it away (a failing partner, an expired profile, or a granted
+    /// permission naming another provider still do).
+    @Test func anIntegrationThatDoesNotEnforceThePermissionKeepsItsPartnerProfile() {
+        var relaxed = configuration
+        relaxed.mvpds[0].enforcePlatformPermissions = false
+        var enforced = configuration
+        enforced.mvpds[0].enforcePlatformPermissions = true
+        let sso = profile("Comcast_SSO", type: "appleSSO")
+        for access in [PartnerAccessStatus.denied, .notDetermined, .restricted] {
+            let refused = status(access, provider: nil, expiry: nil)
+            #expect(ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: relaxed), "\(access)")
+            #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: configuration), "\(access)")
+            #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: refused, configuration: enforced), "\(access)")
+            #expect(ProfileUse.statusWorthSending(refused, at: 1_000, configuration: relaxed))
+            #expect(!ProfileUse.statusWorthSending(refused, at: 1_000, configuration: configuration))
+        }
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(.denied, error: PartnerError(.failed)), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 10_000, partner: status(.denied), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: status(provider: "Unknown"), configuration: relaxed))
+        #expect(!ProfileUse.isUsable(sso, at: 1_000, partner: nil, configuration: relaxed))
+        // Regular profiles never depended on the partner.
+        #expect(ProfileUse.isUsable(profile("DTV"), at: 1_000, partner: status(.denied), configuration: enforced))
+    }
+
+    @Test func enforcePlatformPermissionsIsReadFromTheConfigurationAndKept() throws {
+        let adobe = #"{"id":"M","displayName":"M TV","enforcePlatformPermissions":false,"enablePlatformServices":true}"#
+        let mvpd = try JSON.decode(MVPD.self, from: Data(adobe.utf8))
+        #expect(mvpd.enforcePlatformPermissions == false)
+        let stored = try JSON.decode(MVPD.self, from: JSON.data(mvpd))  // the host form (stored configuration)
+        #expect(stored.enforcePlatformPermissions == false)
+        let absent = try JSON.decode(MVPD.self, from: Data(#"{"id":"M"}"#.utf8))
+        #expect(absent.enforcePlatformPermissions == nil)
+        #expect(!String(decoding: JSON.data(absent), as: UTF8.self).contains("enforcePlatformPermissions"))
     }
 
     @Test func theCurrentProfileSkipsAnUnusablePartnerProfile() {
@@ -76,9 +116,16 @@ private func status(
         #expect(header["frameworkProviderInfo"]?["expirationDate"] == "2025430636000")
     }
 
-    @Test func aStatusWithoutAnExpirationDateIsNotUsable() {
-        #expect(status(expiry: nil).problem(at: 0, configuration: configuration) == "the platform gave no authentication expiration date")
-        #expect(status(expiry: nil).refusalCode(at: 0, configuration: configuration) == "invalid_header_pfs_provider_info_expired")
+    /// Issue 28 item 10: the V2 cookbook (B.2, C.4, C.11) asks for the expiry "if any": a status
+    /// without one is usable and sent without `expirationDate`; one whose expiry has passed is not.
+    @Test func aStatusWithoutAnExpirationDateIsUsableAndSentWithoutIt() throws {
+        #expect(status(expiry: nil).problem(at: 0, configuration: configuration) == nil)
+        #expect(status(expiry: nil).refusalCode(at: 0, configuration: configuration) == nil)
+        let header = try decoded(status(expiry: nil))
+        #expect(header["frameworkProviderInfo"] == ["id": "Comcast"])
+        #expect(header["frameworkPermissionInfo"] == ["accessStatus": "granted"])
+        #expect(status(expiry: 5_000).problem(at: 5_000, configuration: configuration) == "the provider authentication expired")
+        #expect(status(expiry: 5_000).refusalCode(at: 5_000, configuration: configuration) == "invalid_header_pfs_provider_info_expired")
     }
 
     @Test func thePlatformsErrorsAreCarriedOnTheSideThatFailed() throws {

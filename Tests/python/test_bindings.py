@@ -159,6 +159,7 @@ def test_callbacks_live_as_long_as_the_client(emulator):
     gc.collect()
     client.set_requestor("REF30")
     assert answers.get(timeout=15) == ("set_requestor_complete", 1)
+    client.set_options({"deviceIdMetadata": True})
     client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
     gc.collect()
     assert answers.get(timeout=15) == ("set_metadata_status", "bindings-device")

@@ -41,6 +41,7 @@ def test_calls_after_a_failed_set_requestor_are_refused(make_client, recorder):
 def test_calls_during_set_requestor_are_queued_and_run_after_it_in_order(make_client, recorder, emulator):
     emulator.config(latency_ms=200)  # setRequestor is still running when the calls below are made
     client = make_client()
+    client.set_options({"deviceIdMetadata": True})
     client.set_requestor("REF30")
     client.check_authentication()
     client.get_selected_provider()

@@ -48,6 +48,7 @@ def test_dispatch_runs_what_was_queued_and_counts_it(make_client, recorder):
     client = make_client(callback_mode=ae.AE_CALLBACKS_EVENT_LOOP)
     client.set_requestor("REF30")
     client.check_authentication()
+    client.set_options({"deviceIdMetadata": True})
     client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
     expected = ["set_requestor_complete", "set_authentication_status", "set_metadata_status"]
     deadline = time.monotonic() + 10

@@ -47,6 +47,7 @@ def test_full_sequence(ready_client, recorder, emulator, wire):
     client.get_metadata({"opCode": ae.METADATA_USER_META, "user_metadata_name": "tokenSource"})
     client.get_metadata({"opCode": ae.METADATA_AUTHENTICATION})
     client.get_metadata({"opCode": ae.METADATA_AUTHORIZATION, "resource_id": "LIVE"})
+    client.set_options({"deviceIdMetadata": True})  # Adobe enabled the device id metadata for the integration
     client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
     recorder.wait("set_metadata_status", count=6)
     metadata = recorder.of("set_metadata_status")
@@ -310,6 +311,7 @@ def test_derived_device_id_is_stable_across_restarts(make_client, recorder, tmp_
         client = make_client(delegate=rec, storage_path=store, device_id=None)
         client.set_requestor("REF30")
         rec.wait("set_requestor_complete")
+        client.set_options({"deviceIdMetadata": True})
         client.get_metadata({"opCode": ae.METADATA_DEVICE_ID})
         ids.append(rec.wait("set_metadata_status")[0])
         client.close()

@@ -234,23 +234,40 @@ def test_logout_of_a_lapsed_partner_profile_still_says_vsa203(make_client, recor
     assert recorder.find_status("VSA203")
 
 
-# --- 4. AP-Partner-Framework-Status: expirationDate required -------------------------------------
+# --- 4. AP-Partner-Framework-Status: expirationDate when the platform gives one ------------------
 
 @both_apis
-def test_a_platform_without_an_expiration_date_is_not_used_for_single_sign_on(make_client, recorder, emulator, api):
-    """Adobe's header page marks expirationDate required: no status without it is sent, the silent
-    exchange does not happen and the picker falls back with VSA503."""
-    simulator = PartnerSimulator(account="Comcast", expiration_ms=None, picker="Cablevision")
+def test_a_platform_without_an_expiration_date_signs_in_through_single_sign_on(make_client, recorder, emulator, api):
+    """Issue 28 item 10: the V2 cookbook (B.2, C.4, C.11) checks the expiry "if any": a platform that
+    gives no authentication expiry is used for single sign-on; the header goes without expirationDate."""
+    simulator = PartnerSimulator(account="Comcast", expiration_ms=None)
     client = ready(make_client, recorder, simulator)
-    for entry in emulator.log():
-        pfs = pfs_of(entry)
-        assert pfs is None or pfs["frameworkProviderInfo"].get("expirationDate"), entry["operation"]
-    assert SESSION_SSO not in emulator.operations() and "v1RetrieveProfileRequest" not in emulator.operations()
+    sent = [pfs_of(e) for e in emulator.log() if pfs_of(e) is not None]
+    if api == "v2":
+        assert sent and all(p["frameworkProviderInfo"] == {"id": "Comcast"} for p in sent)
+        assert SESSION_SSO in emulator.operations() and PROFILE_SSO in emulator.operations()
+    else:
+        assert not sent and "v1TokenExchange" in emulator.operations()  # V1 sends no partner status
     client.check_authentication()
-    assert recorder.wait("set_authentication_status") == (0, ae.USER_NOT_AUTHENTICATED_ERROR)
+    assert recorder.wait("set_authentication_status") == (1, "")
+    client.get_authorization("LIVE")
+    assert recorder.wait("set_token")[1] == "LIVE"
+    assert statuses(recorder) == []
+
+
+def test_the_picker_signs_in_a_platform_without_an_expiration_date(make_client, recorder, emulator):
+    client = ready(make_client, recorder, PartnerSimulator(signed_in=False, picker="Cablevision", expiration_ms=None))
+    client.get_authentication()
+    assert recorder.wait("set_authentication_status") == (1, "")
+    assert "display_provider_dialog" not in recorder.names() and statuses(recorder) == []
+
+
+def test_a_platform_expiry_that_has_passed_is_still_not_used(make_client, recorder, emulator):
+    client = ready(make_client, recorder, PartnerSimulator(signed_in=False, picker="Cablevision", expiration_ms=1_000))
+    assert SESSION_SSO not in emulator.operations()
     client.get_authentication()
     recorder.wait("display_provider_dialog")
-    assert "expiration date" in recorder.find_status("VSA503")["message"]
+    assert statuses(recorder) == ["VSA503"] and "expired" in recorder.find_status("VSA503")["message"]
 
 
 def test_every_partner_status_sent_carries_its_required_fields(make_client, recorder, emulator):

@@ -8,6 +8,9 @@ package struct DeviceContext: Sendable, Equatable {
     package var deviceInfo: String
     package var visitorID: String?
     package var applicationProfile: String?
+    /// getMetadata opcode 2 answers the device id (setOptions `deviceIdMetadata`): Adobe documents
+    /// the device id metadata as disabled by default, enabled by Adobe for an integration.
+    package var deviceIDMetadata = false
     /// The host's single sign-on tokens (ae_client_set_identity_token), checked when they were set.
     package var identityTokens: [IdentityTokenKind: IdentityToken] = [:]
 

@@ -4,9 +4,11 @@
 /// read the first time getMetadata needs it (not at every login: most sessions never ask), and
 /// kept with the profile (V2 profiles carry theirs: never pending).
 extension Engine {
-    /// Opcodes 0 and 1 answer an expiry in ms since the epoch, 2 the device id, 3 a profile
-    /// attribute (or `tokenSource`, derived from the profile's type and issuer). V1 reads the user
-    /// metadata first when the profile does not have it yet (below).
+    /// Opcodes 0 and 1 answer an expiry in ms since the epoch, 2 the device id (once the host
+    /// enabled it, setOptions `deviceIdMetadata`: Adobe documents it disabled by default; else
+    /// nothing, after the META403 status), 3 a profile attribute (or `tokenSource`, derived from the
+    /// profile's type and issuer). V1 reads the user metadata first when the profile does not have
+    /// it yet (below).
     func getMetadata(_ call: CallID, _ key: MetadataKey) {
         if deferMetadata(call, key) { return }
         answerMetadata(call, key)
@@ -29,7 +31,14 @@ extension Engine {
                 value = .int(notAfter)
             }
         case MetadataKey.deviceID:
-            value = .string(context.withLock { $0.deviceID })
+            let (deviceID, enabled) = context.withLock { ($0.deviceID, $0.deviceIDMetadata) }
+            guard enabled else {
+                let status = StatusCatalog.deviceIDMetadataDisabled
+                emit(.status(status), calls: [call])
+                end(call, .setMetadataStatus(nil, encrypted: false, key: key.opCode, arguments: key.arguments), explanation: status)
+                return
+            }
+            value = .string(deviceID)
         default:
             guard let profile, let name = key.userMetadataName else { break }
             if name == "tokenSource" {

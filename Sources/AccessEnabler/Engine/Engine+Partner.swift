@@ -81,6 +81,10 @@ extension Engine {
         let configuration = requestor?.configuration
         guard let status else { return .failure(Self.partnerRefusal("invalid_header_pfs_permission_access_not_present", "")) }
         if let code = status.refusalCode(at: now, configuration: configuration) {
+            // An integration that does not enforce the viewer's permission: the status goes as it is.
+            if let configuration, ProfileUse.permissionNotEnforced(for: profile.mvpd, status, configuration) {
+                return .success(status.headerValue)
+            }
             return .failure(Self.partnerRefusal(code, status.problem(at: now, configuration: configuration) ?? ""))
         }
         guard ProfileUse.isUsable(profile, at: now, partner: status, configuration: configuration) else {
@@ -106,9 +110,11 @@ extension Engine {
     /// viewer is not signed in to a TV provider at all (then the permission does not matter).
     func partnerAdvisory(_ status: PartnerStatus, checkingAuthentication: Bool) -> AdvancedStatus? {
         if let error = status.error {
+            // The cookbook's steps spell APPL / APPL_ERROR, Adobe's error table AAPL / AAPL_ERROR: the
+            // other spelling goes in `aliases`, so a host matches either (docs/ERRORS.md).
             return AdvancedStatus(
-                checkingAuthentication ? "APPL_ERROR" : "APPL", .error,
-                "The partner framework failed.", details: error.summary)
+                checkingAuthentication ? "APPL_ERROR" : "APPL", .error, "The partner framework failed.", details: error.summary,
+                extras: ["aliases": .array([.string(checkingAuthentication ? "AAPL_ERROR" : "AAPL")])])
         }
         guard status.access.signIn != .signedOut else { return nil }
         return status.access.status == .granted ? nil : PartnerExchangeFlow.accessStatus(status.access.status)

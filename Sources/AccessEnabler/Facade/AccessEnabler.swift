@@ -187,7 +187,9 @@ public final class AccessEnabler: @unchecked Sendable {
     // MARK: Calls
 
     /// setOptions: `applicationProfile`, `visitorID` (or Android's `ap_vi`), `device_info`
-    /// (object or Base64 of one), `handleSVC` (ignored). No callback.
+    /// (object or Base64 of one), `handleSVC` (ignored), `deviceIdMetadata` (bool: getMetadata
+    /// opcode 2 answers the device id; false by default, as Adobe's device id metadata is disabled
+    /// until Adobe enables it for the integration). No callback.
     public func setOptions(_ options: [String: JSONValue]) throws(AccessEnablerError) {
         // Check everything first, then apply all of it at once (concurrent calls do not interleave).
         var changes: [(inout DeviceContext) -> Void] = []
@@ -205,6 +207,9 @@ public final class AccessEnabler: @unchecked Sendable {
                 changes.append { $0.deviceInfo = info }
             case "handleSVC":
                 guard value.boolValue != nil else { throw .invalidArgument("handleSVC must be a boolean") }
+            case "deviceIdMetadata":
+                guard let enabled = value.boolValue else { throw .invalidArgument("deviceIdMetadata must be a boolean") }
+                changes.append { $0.deviceIDMetadata = enabled }
             default:
                 logger.info("setOptions: ignoring unknown key \(key)")
             }

@@ -11,15 +11,16 @@ extension PartnerExchangeFlow {
     }
 
     /// The advanced code of a fallback for `mvpd` (nil: continue silently). N004 when single
-    /// sign-on is not available for the provider (Adobe's `configuration_fallback`, V1's refused
-    /// profile request); VSA503 when the platform's account could not be used, with the context in
-    /// its `message` (the cookbook: "more context is provided in the message section") and the
-    /// reason in `details`. An MVPD in the platform's picker but not onboarded (`boardingStatus`
-    /// PICKER) gets none: the regular flow goes on silently with it.
+    /// sign-on is not available for the provider (`notSetUp`: Adobe's `configuration_fallback`,
+    /// V1's refused profile request, Adobe's errors that say the integration or its partner single
+    /// sign-on is not set up); VSA503 when the platform's account could not be used or Adobe
+    /// failed, with the context in its `message` (the cookbook: "more context is provided in the
+    /// message section") and the reason in `details`. An MVPD in the platform's picker but not
+    /// onboarded (`boardingStatus` PICKER) gets none: the regular flow goes on silently with it.
     package static func fallbackStatus(_ mvpd: MVPD, reason: String?, context: String? = nil) -> AdvancedStatus? {
         if mvpd.boardingStatus == "PICKER" { return nil }
         switch reason {
-        case "configuration_fallback", "profile_request_refused":
+        case let reason? where notSetUp.contains(reason):
             return AdvancedStatus(
                 "N004", .info,
                 "Single sign-on through the platform is not available for \(mvpd.displayName) "
@@ -30,6 +31,23 @@ extension PartnerExchangeFlow {
                 details: reason)
         }
     }
+
+    /// The reasons that mean single sign-on is not set up for the integration (N004, seed 003: "a TV
+    /// provider not supported (integration or SSO disabled)"): Adobe's `configuration_fallback`
+    /// (sessions/sso), V1's refused profile request, and the errors of sessions/sso and
+    /// profiles/sso that say so — `invalid_integration` (the integration is missing or disabled),
+    /// `invalid_parameter_partner` (Adobe has no such partner for it), `unknown_integration` (V1's
+    /// code of the same), the platform configuration errors `invalid_configuration_platform*` and
+    /// `invalid_configuration_mvpd_platform*` (the integration's platform single sign-on is not
+    /// configured), and a 404 without a code (no partner endpoint). Every other failure is VSA503.
+    static let notSetUp: Set<String> = [
+        "configuration_fallback", "profile_request_refused", "invalid_integration", "invalid_parameter_partner",
+        "unknown_integration", "invalid_configuration_platform", "invalid_configuration_platform_id",
+        "invalid_configuration_platform_trait", "invalid_configuration_platform_category_trait",
+        "invalid_configuration_platform_services", "invalid_configuration_mvpd_platform",
+        "invalid_configuration_mvpd_platform_boarding_status", "invalid_configuration_mvpd_platform_profile_exchange",
+        "http_404",
+    ]
 
     /// VSA503: the platform's account request failed or its account could not be used; `context`
     /// says why (in the message, as the cookbook asks), `details` carries the raw reason.

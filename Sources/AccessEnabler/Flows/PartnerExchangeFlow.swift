@@ -31,6 +31,9 @@ package struct PartnerExchangeFlow: Sendable {
         /// The platform failed (error, timeout, no SAML response).
         case partnerFailed(PartnerError)
         /// Adobe could not be reached or answered what the exchange cannot use.
+        /// The login fails as any would: no access token (R400 / R401), a TLS failure (SEC420), or
+        /// the login was cancelled. Adobe's answers to the partner steps themselves, failures
+        /// included, are fallbacks (`adobeFailed`).
         case failed(CallFailure)
     }
 
@@ -109,7 +112,7 @@ package struct PartnerExchangeFlow: Sendable {
         guard case .requesting = state else { return [] }
         switch result {
         case .failure(let failure):
-            return finish(.failed(failure))
+            return finish(adobeFailed(failure))
         case .success(.profile(let profile)):
             return finish(.profile(profile))
         case .success(.fallback(let fallback)):
@@ -151,7 +154,7 @@ package struct PartnerExchangeFlow: Sendable {
     package mutating func partnerProfileAnswered(_ result: Result<PartnerProfileAnswer, CallFailure>) -> [Action] {
         guard case .exchangingSAML = state else { return [] }
         switch result {
-        case .failure(let failure): return finish(.failed(failure))
+        case .failure(let failure): return finish(adobeFailed(failure))
         case .success(.profile(let profile)): return finish(.profile(profile))
         case .success(.fallback(let fallback)): return finish(fallbackOutcome(fallback))
         }
@@ -166,6 +169,30 @@ package struct PartnerExchangeFlow: Sendable {
 
     private func fallbackOutcome(_ fallback: PartnerFallback) -> Outcome {
         .fallback(fallback.session, status: Self.fallbackStatus(mvpd, reason: fallback.reason, context: fallback.context))
+    }
+
+    /// A partner step failed at Adobe (sessions/sso, profiles/sso; V1's profile request and token
+    /// exchange): back to the regular flow (seed 003 step 4), with N004 when Adobe says single
+    /// sign-on is not set up for this integration (`invalid_integration`, `invalid_parameter_partner`,
+    /// the platform's `invalid_configuration_*`, a 404: fallbackStatus) and VSA503 otherwise (a
+    /// 5xx, a timeout, a network error, an answer that cannot be read, any other refusal). Not a
+    /// fallback: no access token, a TLS failure, a cancelled login (`failed`: the login ends as
+    /// any would, since the regular flow could not do better).
+    private func adobeFailed(_ failure: CallFailure) -> Outcome {
+        guard failure.stage == .call, !failure.isCancellation else { return .failed(failure) }
+        if case .transport(.tls) = failure.error { return .failed(failure) }
+        let error = failure.error
+        let code = error.enhancedError.code
+        let answer =
+            switch error {
+            case .transport(let transport): transport.summary
+            case .unavailable: "not sent: the outage breaker holds requests back"
+            case .malformed(_, let detail): "an answer that cannot be read: \(detail)"
+            default: "HTTP \(error.httpStatus), \(code)"
+            }
+        var step = "partner authentication request"
+        if case .exchangingSAML = state { step = "partner profile request" }
+        return .fallback(nil, status: Self.fallbackStatus(mvpd, reason: code, context: "Adobe's \(step) failed (\(answer))"))
     }
 
     private enum Recheck {

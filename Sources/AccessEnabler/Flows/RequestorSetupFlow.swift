@@ -140,8 +140,8 @@ package struct RequestorSetupFlow: Sendable {
         guard case .askingPartner = state else { return [] }
         partnerStatus = status
         let emitted = advisory.map { [self.status(of: $0)] } ?? []
-        let usable = status.problem(at: inputs.now, configuration: inputs.cachedConfiguration) == nil
-        return emitted + fetch(partnerHeader: usable ? status.headerValue : nil)
+        let sent = ProfileUse.statusWorthSending(status, at: inputs.now, configuration: inputs.cachedConfiguration)
+        return emitted + fetch(partnerHeader: sent ? status.headerValue : nil)
     }
 
     package mutating func configurationAnswered(_ result: Result<RequestorConfiguration, CallFailure>) -> [Action] {

@@ -138,6 +138,16 @@ package enum StatusCatalog {
         }
     }
 
+    /// getMetadata opcode 2 while the device id metadata is not enabled (setOptions
+    /// `deviceIdMetadata`): Adobe documents it "disabled by default", to be enabled by Adobe for the
+    /// integration, and names no status for it (an SDK id, in the pattern of SSO400: the family,
+    /// then the HTTP-like 403 "not allowed"). `set_metadata_status` follows with no value.
+    package static let deviceIDMetadataDisabled = AdvancedStatus(
+        "META403", .warning,
+        "getMetadata: the device id metadata is not enabled (Adobe enables it per integration; "
+            + "the host turns it on with setOptions {\"deviceIdMetadata\": true}).",
+        details: "device_id_metadata_disabled")
+
     package static func codeExpired(_ error: EnhancedError? = nil) -> AdvancedStatus {
         AdvancedStatus(
             "N130", .error, "The authentication session (registration code) expired or is unknown.",

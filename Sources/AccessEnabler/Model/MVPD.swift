@@ -12,6 +12,12 @@ public struct MVPD: Sendable, Hashable, Codable {
     public var boardingStatus: String?
     public var platformMappingId: String?
     public var displayInPlatformPicker: Bool
+    /// The integration's "Enforce Platform Permission" (TVE Dashboard): whether the viewer's
+    /// decision to allow or deny the platform access to their TV provider account is respected.
+    /// nil (absent) counts as true: a partner (`appleSSO`) profile of the MVPD is used only while
+    /// the platform's permission is granted; false: it stays usable when the viewer denied it
+    /// (docs/DECISIONS.md, "Partner single sign-on").
+    public var enforcePlatformPermissions: Bool?
     /// SAML attribute names the partner must return (V1's MVPD list field; read when present).
     public var requiredMetadataFields: [String]
 
@@ -25,17 +31,18 @@ public struct MVPD: Sendable, Hashable, Codable {
         self.boardingStatus = nil
         self.platformMappingId = nil
         self.displayInPlatformPicker = false
+        self.enforcePlatformPermissions = nil
         self.requiredMetadataFields = []
     }
 
     private enum HostKeys: String, CodingKey {
         case id = "ID", displayName, logoURL, isTempPass, isProxy, enablePlatformServices, boardingStatus,
-            platformMappingId, displayInPlatformPicker, requiredMetadataFields
+            platformMappingId, displayInPlatformPicker, enforcePlatformPermissions, requiredMetadataFields
     }
 
     private enum AdobeKeys: String, CodingKey {
         case id, displayName, logoUrl, isTempPass, isProxy, enablePlatformServices, boardingStatus,
-            platformMappingId, displayInPlatformPicker, requiredMetadataFields
+            platformMappingId, displayInPlatformPicker, enforcePlatformPermissions, requiredMetadataFields
     }
 
     /// Decodes Adobe's `MvpdType` (configuration answer) or the host form written by `encode`.
@@ -51,6 +58,7 @@ public struct MVPD: Sendable, Hashable, Codable {
             boardingStatus = try adobe.decodeIfPresent(String.self, forKey: .boardingStatus)
             platformMappingId = try adobe.decodeIfPresent(String.self, forKey: .platformMappingId)
             displayInPlatformPicker = try adobe.decodeIfPresent(Bool.self, forKey: .displayInPlatformPicker) ?? false
+            enforcePlatformPermissions = try adobe.decodeIfPresent(Bool.self, forKey: .enforcePlatformPermissions)
             requiredMetadataFields = (try? adobe.decodeIfPresent([String].self, forKey: .requiredMetadataFields)) ?? []
             return
         }
@@ -64,6 +72,7 @@ public struct MVPD: Sendable, Hashable, Codable {
         boardingStatus = try host.decodeIfPresent(String.self, forKey: .boardingStatus)
         platformMappingId = try host.decodeIfPresent(String.self, forKey: .platformMappingId)
         displayInPlatformPicker = try host.decodeIfPresent(Bool.self, forKey: .displayInPlatformPicker) ?? false
+        enforcePlatformPermissions = try host.decodeIfPresent(Bool.self, forKey: .enforcePlatformPermissions)
         requiredMetadataFields = try host.decodeIfPresent([String].self, forKey: .requiredMetadataFields) ?? []
     }
 
@@ -79,6 +88,7 @@ public struct MVPD: Sendable, Hashable, Codable {
         try container.encodeIfPresent(boardingStatus, forKey: .boardingStatus)
         try container.encodeIfPresent(platformMappingId, forKey: .platformMappingId)
         try container.encode(displayInPlatformPicker, forKey: .displayInPlatformPicker)
+        try container.encodeIfPresent(enforcePlatformPermissions, forKey: .enforcePlatformPermissions)
         if !requiredMetadataFields.isEmpty { try container.encode(requiredMetadataFields, forKey: .requiredMetadataFields) }
     }
 }

@@ -25,10 +25,11 @@ package struct PartnerStatus: Sendable, Equatable {
         self.errorSource = errorSource
     }
 
-    /// Why the status may not be sent, by the cookbook's rules and Adobe's header page; nil when it
-    /// is usable: permission granted, provider id present and known to the configuration, and an
-    /// expiration date (Adobe's header page marks `expirationDate` required: a platform that gives
-    /// none cannot be used for single sign-on, docs/PARTNER-SSO.md) in the future.
+    /// Why the status may not be sent, by the cookbook's rules; nil when it is usable: permission
+    /// granted, provider id present and known to the configuration, and the expiration date, if
+    /// the platform gave one, in the future (V2 cookbook B.2, C.4, C.11: "the expiry of the user's
+    /// provider profile (if any) is valid"; docs/DECISIONS.md). Without one, no expiry is known:
+    /// the header goes without `expirationDate`.
     package func problem(at now: Int64, configuration: RequestorConfiguration?) -> String? {
         if let error { return "the partner failed (\(error.summary))" }
         guard access.status == .granted else { return "permission is \(access.status.wireName)" }
@@ -36,8 +37,7 @@ package struct PartnerStatus: Sendable, Equatable {
         if let configuration, configuration.mvpd(platformMappingID: providerID) == nil {
             return "provider \(providerID) is not in the configuration"
         }
-        guard let expirationDate else { return "the platform gave no authentication expiration date" }
-        if expirationDate <= now { return "the provider authentication expired" }
+        if let expirationDate, expirationDate <= now { return "the provider authentication expired" }
         return nil
     }
 
@@ -63,7 +63,8 @@ package struct PartnerStatus: Sendable, Equatable {
     }
 
     /// `AP-Partner-Framework-Status`: Base64 of the JSON of Adobe's header page — `accessStatus`,
-    /// the provider `id` and `expirationDate` (ms, as a string, as Adobe's samples write it), and
+    /// the provider `id` and `expirationDate` (ms, as a string, as Adobe's samples write it; left
+    /// out when the platform gave none), and
     /// the optional `error` object (`code`, `message`) on the side whose question failed.
     package var headerValue: String {
         var permission: [String: JSONValue] = ["accessStatus": .string(access.status.wireName)]

@@ -163,6 +163,20 @@ struct LoginFlowPickerTests {
         }
     }
 
+    /// Issue 28 item 10: a platform that gives no authentication expiry still signs in through the
+    /// partner exchange (V2 cookbook C.4: the expiry "if any"); the header goes without `expirationDate`.
+    @Test func aChoiceWithoutAnExpiryIsExchanged() {
+        var flow = picking()
+        let noExpiry = PartnerStatus(access: PartnerAccess(.granted), providerID: "comcast-id")
+        #expect(
+            LoginTrace.lines(
+                flow.partnerAnswered(F.op(2), .metadata(.success(PartnerMetadata(accountProviderIdentifier: "comcast-id"))), now: F.now))
+                == [
+                    "emit [1] dismiss \(dialog)", "cache granted comcast-id nil", "select Comcast", F.selection("Comcast"),
+                    "request 3 partnerRequest Comcast \(noExpiry.headerValue)",
+                ])
+    }
+
     /// In the platform's picker but not onboarded: selected silently, no code of our own.
     @Test func anUnsupportedProviderOfThePickerIsSelectedSilently() {
         var flow = picking()
@@ -191,10 +205,6 @@ struct LoginFlowPickerTests {
             (
                 PartnerMetadata(accountProviderIdentifier: "comcast-id", authenticationExpirationDate: F.now),
                 "VSA503/info The platform's TV provider account could not be used (the provider authentication expired); log in with the provider instead."
-            ),
-            (
-                PartnerMetadata(accountProviderIdentifier: "comcast-id"),
-                "VSA503/info The platform's TV provider account could not be used (the platform gave no authentication expiration date); log in with the provider instead."
             ),
         ]
         for (metadata, status) in cases {
@@ -280,12 +290,33 @@ struct LoginFlowPickerTests {
                     "emit [1] status VSA503/info The platform could not complete the login (userCancelled); log in with the "
                         + "provider instead. details=userCancelled", providerDialog,
                 ])
+        // Adobe failing after the picker: the regular flow with one code (issue 28 item 9), not REG500.
         var adobe = exchanging()
         #expect(
             LoginTrace.lines(adobe.answered(F.op(3), .partnerRequest(.failure(F.failure(.transport(.timedOut)))), now: F.now))
                 == [
-                    "emit [1] status REG500/error The registration code could not be obtained: Network error: timed out.. error=network_error",
-                    "end 1 authenticated(0, Generic Authentication Error) ← REG500", F.authN(false),
+                    "emit [1] status VSA503/info The platform's TV provider account could not be used (Adobe's partner "
+                        + "authentication request failed (timed out)); log in with the provider instead. details=network_error",
+                    providerDialog,
+                ])
+        #expect(adobe.isLoginInProgress)
+        var disabled = exchanging()
+        #expect(
+            LoginTrace.lines(
+                disabled.answered(F.op(3), .partnerRequest(.failure(F.failure(F.enhanced("invalid_integration", status: 400)))), now: F.now)
+            )
+                == [
+                    "emit [1] status N004/info Single sign-on through the platform is not available for Comcast TV with this app. "
+                        + "details=invalid_integration", providerDialog,
+                ])
+        // No access token: the login ends, as any login would.
+        var token = exchanging()
+        #expect(
+            LoginTrace.lines(
+                token.answered(F.op(3), .partnerRequest(.failure(F.failure(.http(status: 503), stage: .accessToken))), now: F.now))
+                == [
+                    "emit [1] status R401/error No access token could be obtained. error=http_503",
+                    "end 1 authenticated(0, Generic Authentication Error) ← R401", F.authN(false),
                 ])
         var cancelled = exchanging()
         #expect(cancelled.answered(F.op(3), .partnerRequest(.failure(F.failure(.transport(.cancelled)))), now: F.now).isEmpty)

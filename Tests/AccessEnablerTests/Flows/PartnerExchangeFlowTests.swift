@@ -62,7 +62,95 @@ struct PartnerExchangeFlowTests {
         _ = failing.start()
         #expect(
             LoginTrace.lines(failing.partnerRequestAnswered(.failure(F.failure(.transport(.timedOut)))))
-                == ["finish failed call network_error"])
+                == [
+                    "finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe's "
+                        + "partner authentication request failed (timed out)); log in with the provider instead. details=network_error"
+                ])
+    }
+
+    /// Issue 28 item 9: Adobe failing or refusing a partner step (sessions/sso, profiles/sso) is a
+    /// fallback to the regular flow with exactly one code (seed 003 step 4), never REG500: N004 when
+    /// Adobe says single sign-on is not set up for the integration (its documented codes for that),
+    /// VSA503 when Adobe fails (5xx, network, timeout, throttled, held back, unreadable) or refuses
+    /// for another reason. No access token, TLS and a cancelled login still end the login.
+    @Test func adobeFailuresOfThePartnerStepsFallBackWithOneCode() {
+        let n004 = "N004/info Single sign-on through the platform is not available for Comcast TV with this app."
+        let vsa503 = "VSA503/info The platform's TV provider account could not be used (Adobe's "
+        let cases: [(ServiceError, String)] = [
+            (F.enhanced("invalid_integration", status: 400), "\(n004) details=invalid_integration"),
+            (F.enhanced("invalid_parameter_partner", status: 400), "\(n004) details=invalid_parameter_partner"),
+            (F.enhanced("unknown_integration", status: 412), "\(n004) details=unknown_integration"),
+            (
+                F.enhanced("invalid_configuration_platform_services", status: 500, action: "configuration"),
+                "\(n004) details=invalid_configuration_platform_services"
+            ),
+            (
+                F.enhanced("invalid_configuration_mvpd_platform_boarding_status", status: 500, action: "configuration"),
+                "\(n004) details=invalid_configuration_mvpd_platform_boarding_status"
+            ),
+            (.http(status: 404), "\(n004) details=http_404"),
+            (
+                F.enhanced("internal_server_error", status: 503, action: "retry"),
+                "\(vsa503)STEP failed (HTTP 503, internal_server_error)); log in with the provider instead. details=internal_server_error"
+            ),
+            (.http(status: 502), "\(vsa503)STEP failed (HTTP 502, http_502)); log in with the provider instead. details=http_502"),
+            (
+                .transport(.cannotConnect("refused")),
+                "\(vsa503)STEP failed (cannot connect (refused))); log in with the provider instead. details=network_error"
+            ),
+            (
+                .throttled,
+                "\(vsa503)STEP failed (HTTP 429, too_many_requests)); log in with the provider instead. details=too_many_requests"
+            ),
+            (
+                .unavailable(retryInMillis: 2_000, reason: "HTTP 503", httpStatus: 503),
+                "\(vsa503)STEP failed (not sent: the outage breaker holds requests back)); log in with the provider instead. "
+                    + "details=service_unavailable"
+            ),
+            (
+                .malformed(operation: "sessions/sso", detail: "no authenticationRequest"),
+                "\(vsa503)STEP failed (an answer that cannot be read: no authenticationRequest)); log in with the provider "
+                    + "instead. details=server_response_format_unknown"
+            ),
+            (
+                F.enhanced("invalid_parameter_redirect_url", status: 400),
+                "\(vsa503)STEP failed (HTTP 400, invalid_parameter_redirect_url)); log in with the provider instead. "
+                    + "details=invalid_parameter_redirect_url"
+            ),
+        ]
+        for (error, outcome) in cases {
+            var first = exchange()
+            _ = first.start()
+            #expect(
+                LoginTrace.lines(first.partnerRequestAnswered(.failure(F.failure(error))))
+                    == ["finish fallback session=nil " + outcome.replacingOccurrences(of: "STEP", with: "partner authentication request")])
+            var second = askingForSAML()
+            _ = second.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now)
+            #expect(
+                LoginTrace.lines(second.partnerProfileAnswered(.failure(F.failure(error))))
+                    == ["finish fallback session=nil " + outcome.replacingOccurrences(of: "STEP", with: "partner profile request")])
+        }
+        // A provider only in the platform picker goes on silently, whatever Adobe answered.
+        var picker = exchange("Spectrum")
+        _ = picker.start()
+        #expect(
+            LoginTrace.lines(picker.partnerRequestAnswered(.failure(F.failure(.http(status: 503)))))
+                == ["finish fallback session=nil silent"])
+        // Not the partner step's own failure: the login ends (or stalls, cancelled) as any would.
+        let ending: [(CallFailure, String)] = [
+            (
+                F.failure(.registration(code: "invalid_software_statement", httpStatus: 400), stage: .registration),
+                "registration invalid_software_statement"
+            ),
+            (F.failure(.http(status: 503), stage: .accessToken), "accessToken http_503"),
+            (F.failure(.transport(.tls(TLSFailure(.certificateUntrusted, "x")))), "call network_error"),
+            (F.failure(.transport(.cancelled)), "call request_cancelled"),
+        ]
+        for (failure, line) in ending {
+            var flow = exchange()
+            _ = flow.start()
+            #expect(LoginTrace.lines(flow.partnerRequestAnswered(.failure(failure))) == ["finish failed " + line])
+        }
     }
 
     /// Adobe's fallbacks and the SDK's own get seed 003's one code: N004 when single sign-on is not
@@ -202,7 +290,11 @@ struct PartnerExchangeFlowTests {
         _ = failing.samlAnswered(.success(PartnerMetadata(samlAttributeQueryResponse: "<S/>")), now: F.now)
         #expect(
             LoginTrace.lines(failing.partnerProfileAnswered(.failure(F.failure(.malformed(operation: "tokens/authn", detail: "x")))))
-                == ["finish failed call server_response_format_unknown"])
+                == [
+                    "finish fallback session=nil VSA503/info The platform's TV provider account could not be used (Adobe's "
+                        + "partner profile request failed (an answer that cannot be read: x)); log in with the provider instead. "
+                        + "details=server_response_format_unknown"
+                ])
     }
 
     /// Every state × every event that does not belong to it: no actions.
