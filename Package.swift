@@ -34,7 +34,7 @@ let package = Package(
         // The hand-written contract, imported back into Swift so the thunks are checked against it.
         .target(name: "CAccessEnabler", path: "Sources/CAccessEnabler"),
         // Typed wrappers over libcurl's variadic setters (Swift cannot call C varargs).
-        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
         .target(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),

@@ -43,6 +43,8 @@
  * Lifetime.  A client lives from ae_client_create() to ae_client_destroy(). After destroy
  *            returns, no callback of that client runs any more, and any call with the
  *            destroyed handle returns AE_E_INVALID_HANDLE (handles are never reused).
+ *            The process may end with clients alive (return from main(), exit()): see
+ *            ae_client_destroy().
  *
  * Constants. Integer constants are enums, one per family (status codes, log levels, partner
  *            errors, ...); strings and the numbers the preprocessor tests (versions, limits) are
@@ -899,6 +901,14 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
  *
  * Ownership: takes `client`; the handle is invalid afterwards (calls with it return
  * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
+ *
+ * Process exit: a host need not destroy its clients first. Returning from main() or calling exit()
+ * (from any thread, a callback included) with clients alive, or right after destroying them, ends the
+ * process normally: the SDK's threads stop after the step they are in (exit waits for it, at most 2 s)
+ * and start no other, so none is inside OpenSSL while OpenSSL frees its state. Callbacks already queued
+ * may still run meanwhile. Loading the library tells OpenSSL not to free its state at exit
+ * (OPENSSL_INIT_NO_ATEXIT) unless the process initialised OpenSSL before; then the host stops its own
+ * threads that use OpenSSL (a transport's) before it exits. docs/THREADING.md, "At exit".
  */
 AE_API void ae_client_destroy(ae_client *client);
 

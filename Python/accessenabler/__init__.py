@@ -7,7 +7,8 @@ header: strings passed in are copied by the library; strings handed to callbacks
 (this module copies them into Python str before the callback returns); owned strings returned by
 the library (`char *`) come back as c_void_p and are freed with ae_string_free. Callback objects
 (CFUNCTYPE) are kept alive on the Client for as long as the client exists; a Client that is
-garbage-collected without close() is destroyed first.
+garbage-collected without close() is destroyed first, and the clients still open when the
+interpreter exits are closed before it finalizes (an atexit handler, registered at import).
 
 Library lookup, first found: $AE_LIBRARY (a path; an error if it is not a file); a copy bundled in
 this package (libaccessenabler.so*, see ../pyproject.toml); the repository's release build
@@ -18,6 +19,7 @@ Partner framework (platform TV-provider SSO): `Client(..., partner=obj)` takes a
 `accessenabler.partner.Partner` (for tests, `accessenabler.partner.PartnerSimulator`); the Client
 keeps the partner, its `PartnerFramework` struct and its callbacks alive.
 """
+import atexit
 import collections
 import ctypes
 import ctypes.util
@@ -25,6 +27,7 @@ import glob
 import json
 import os
 import threading
+import weakref
 
 # --- status codes (append-only, as in the header) -----------------------------------------
 AE_OK = 0
@@ -360,6 +363,29 @@ def _json(pointer):
 
 _RETIRED = collections.deque(maxlen=8)  # callbacks of recently closed clients (see Client.close)
 
+# --- process exit ----------------------------------------------------------------------------
+# The clients still open when the interpreter exits are closed by an atexit handler, registered at
+# import: atexit handlers run while the interpreter is still whole, before it finalizes. Without it
+# the SDK's threads went on calling the clients' callbacks (ctypes takes the GIL) while the
+# interpreter was being torn down, and their requests went on inside OpenSSL while its own atexit
+# handler freed it (when the interpreter had initialised OpenSSL first: `import ssl`): the process
+# could end with SIGSEGV. Then the hooks (accessenabler.transport's: its requests' threads).
+_OPEN_CLIENTS = weakref.WeakSet()
+_EXIT_HOOKS = []
+
+
+def _close_at_exit():
+    for client in list(_OPEN_CLIENTS):
+        try:
+            client.close()
+        except Exception:  # noqa: BLE001 - exiting: the others still get closed
+            pass
+    for hook in _EXIT_HOOKS:
+        hook()
+
+
+atexit.register(_close_at_exit)
+
 
 class Client:
     """One AccessEnabler client. `delegate` is any object with methods named like the header's
@@ -434,6 +460,7 @@ class Client:
             setattr(table, name, function)
         self._handle = _CLIENT()
         check(lib.ae_client_create(ctypes.byref(config), ctypes.byref(table), ctypes.byref(self._handle)))
+        _OPEN_CLIENTS.add(self)
         self._preauthorize_lock = threading.Lock()
         self._preauthorize_pending = {}
         self._preauthorize_retired = None
@@ -521,6 +548,7 @@ class Client:
         if getattr(self, "_handle", None):
             lib.ae_client_destroy(self._handle)
             self._handle = _CLIENT()
+            _OPEN_CLIENTS.discard(self)
             # Called from inside a callback, destroy returns while that callback still runs on a
             # CFUNCTYPE of ours: keep the callbacks a little longer than this object.
             _RETIRED.append(self._keep)

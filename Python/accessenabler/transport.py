@@ -4,16 +4,20 @@
 `Transport` bridges the C `send` / `cancel` callbacks to Python: `send(request, reply)` gets a
 dict {"method", "url", "headers": [(name, value)], "body": bytes, "timeout_ms"} and answers later,
 from any thread, with `reply.response(status, headers, body)` or `reply.error(code, message)`.
-`HttpClientTransport` is a real one: http.client on a worker thread per request.
+`HttpClientTransport` is a real one: http.client on a worker thread per request. At interpreter exit,
+once the clients are closed (accessenabler's atexit handler), the requests still in flight are cut
+short and their threads joined (2 s at most), so none is inside OpenSSL when the process ends.
 """
 import ctypes
 import http.client
 import socket
 import ssl
 import threading
+import time
 import urllib.parse
+import weakref
 
-from . import (AE_HTTP_E_CANNOT_CONNECT, AE_HTTP_E_FAILED, AE_HTTP_E_TIMEOUT, AE_HTTP_E_TLS,
+from . import (_EXIT_HOOKS, AE_HTTP_E_CANNOT_CONNECT, AE_HTTP_E_FAILED, AE_HTTP_E_TIMEOUT, AE_HTTP_E_TLS,
                AE_HTTP_TRANSPORT_VERSION, HTTP_CANCEL_FN, HTTP_SEND_FN, HttpTransport, lib)
 
 
@@ -76,11 +80,15 @@ class HttpClientTransport(Transport):
         super().__init__()
         self.sent = []
         self.lock = threading.Lock()
+        self._exchanges = {}  # thread -> its connection (None until made), while it runs
+        _TRANSPORTS.add(self)
 
     def send(self, request, reply):
+        thread = threading.Thread(target=self._exchange, args=(request, reply), daemon=True)
         with self.lock:
             self.sent.append(request)
-        threading.Thread(target=self._exchange, args=(request, reply), daemon=True).start()
+            self._exchanges[thread] = None
+        thread.start()
 
     def _exchange(self, request, reply):
         url = urllib.parse.urlsplit(request["url"])
@@ -91,6 +99,8 @@ class HttpClientTransport(Transport):
                                                          context=ssl.create_default_context())
             else:
                 connection = http.client.HTTPConnection(url.netloc, timeout=timeout)
+            with self.lock:
+                self._exchanges[threading.current_thread()] = connection
             target = url.path + ("?" + url.query if url.query else "")
             connection.request(request["method"], target, body=request["body"] or None,
                                headers=dict(request["headers"]))
@@ -106,3 +116,34 @@ class HttpClientTransport(Transport):
             reply.error(AE_HTTP_E_TIMEOUT, str(error))
         except OSError as error:
             reply.error(AE_HTTP_E_FAILED, str(error))
+        finally:
+            with self.lock:
+                self._exchanges.pop(threading.current_thread(), None)
+
+    def stop(self, deadline):
+        """Cuts the requests in flight short (their sockets shut down: a handshake or a read fails at once)
+        and joins their threads until `deadline` (time.monotonic())."""
+        with self.lock:
+            exchanges = list(self._exchanges.items())
+        for _, connection in exchanges:
+            sock = getattr(connection, "sock", None)
+            if sock is not None:
+                try:  # the descriptor itself (an SSLSocket's own shutdown would drop its TLS state under the thread)
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        for thread, _ in exchanges:
+            if thread.ident is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+
+_TRANSPORTS = weakref.WeakSet()
+
+
+def _stop_at_exit():
+    deadline = time.monotonic() + 2
+    for transport in list(_TRANSPORTS):
+        transport.stop(deadline)
+
+
+_EXIT_HOOKS.append(_stop_at_exit)

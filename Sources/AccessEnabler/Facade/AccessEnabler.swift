@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CCurl
 
 /// AccessEnabler for Linux: Adobe's AccessEnabler API (iOS names) on REST API V2 (or the legacy V1).
 ///
@@ -69,6 +70,9 @@ public final class AccessEnabler: @unchecked Sendable {
         if let problem = settings.validate() {
             throw problem.contains(text: "plain http") ? .insecureURL(problem) : .invalidArgument(problem)
         }
+        // libcurl and OpenSSL set up once per process, then the exit gate's handler, which must come
+        // after OpenSSL's own (ccurl.c): every client, a host transport's too (its engine uses OpenSSL).
+        _ = ccurl_global_init_once()
         logger = Logger(maxLevel: settings.logLevel, sink: settings.logSink)
         let store: TokenStore
         let deviceID: String

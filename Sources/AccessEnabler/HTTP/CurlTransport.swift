@@ -125,6 +125,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     }
 
     deinit {
+        // At process exit (the exit gate closed, ccurl.h) libcurl's handles go with the process:
+        // OpenSSL, which frees their connections' state, may be cleaning up.
+        guard ccurl_work_begin() != 0 else { return }
+        defer { ccurl_work_end() }
         for easy in spareHandles { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }  // after the last handle that used it
@@ -213,47 +217,63 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         var running: Int32 = 0
         jobs?.becomeRunner()
         defer { jobs?.stopDriving() }
-        while true {
-            let (adds, cancels, shutDown) = pending.withLock { state in
-                defer {
-                    state.adds.removeAll()
-                    state.cancels.removeAll()
-                }
-                return (state.adds, state.cancels, state.shutDown)
+        // Each turn is work for the exit gate (ccurl.h): at process exit the loop ends between two
+        // turns, and the thread touches libcurl no more. The poll is outside: it only waits.
+        while ccurl_work_begin() != 0 {
+            let next = turn(&running)
+            ccurl_work_end()
+            switch next {
+            case .stop: return
+            case .again: continue  // perform the new transfers before polling
+            case .poll: curl_multi_poll(multi, nil, 0, 1000, nil)
             }
-            if shutDown {
-                for exchange in waiting + adds { exchange.completion(.failure(.cancelled)) }
-                waiting.removeAll()
-                for id in Array(active.keys) { finish(id, .failure(.cancelled)) }
-                jobs?.runPending()
-                return
-            }
-            waiting += adds
-            for id in cancels {
-                if active[id] != nil {
-                    finish(id, .failure(.cancelled))
-                } else if let index = waiting.firstIndex(where: { $0.id == id }) {
-                    waiting.remove(at: index).completion(.failure(.cancelled))
-                }
-            }
-            startWaiting()
-            curl_multi_perform(multi, &running)
-            var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
-                guard message.pointee.msg == CURLMSG_DONE,
-                    let exchange = active.values.first(where: { $0.easy == message.pointee.easy_handle })
-                else { continue }
-                finish(exchange.id, outcome(of: exchange, code: message.pointee.data.result))
-            }
-            // The engine's steps: calls, and the answers just finished (their requests start above
-            // on the next turn, without waiting in poll: a new request wakes it).
-            jobs?.runPending()
-            if !waiting.isEmpty, active.count < Self.maxInFlight {
-                startWaiting()
-                continue  // perform the new transfers before polling
-            }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
         }
+    }
+
+    private enum Next { case poll, again, stop }
+
+    /// One turn of the network loop: the calls' new exchanges and cancels, libcurl's transfers, the
+    /// finished ones, the engine's jobs. `.stop`: the transport is shut down.
+    private func turn(_ running: inout Int32) -> Next {
+        let (adds, cancels, shutDown) = pending.withLock { state in
+            defer {
+                state.adds.removeAll()
+                state.cancels.removeAll()
+            }
+            return (state.adds, state.cancels, state.shutDown)
+        }
+        if shutDown {
+            for exchange in waiting + adds { exchange.completion(.failure(.cancelled)) }
+            waiting.removeAll()
+            for id in Array(active.keys) { finish(id, .failure(.cancelled)) }
+            jobs?.runPending()
+            return .stop
+        }
+        waiting += adds
+        for id in cancels {
+            if active[id] != nil {
+                finish(id, .failure(.cancelled))
+            } else if let index = waiting.firstIndex(where: { $0.id == id }) {
+                waiting.remove(at: index).completion(.failure(.cancelled))
+            }
+        }
+        startWaiting()
+        curl_multi_perform(multi, &running)
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE,
+                let exchange = active.values.first(where: { $0.easy == message.pointee.easy_handle })
+            else { continue }
+            finish(exchange.id, outcome(of: exchange, code: message.pointee.data.result))
+        }
+        // The engine's steps: calls, and the answers just finished (their requests start above
+        // on the next turn, without waiting in poll: a new request wakes it).
+        jobs?.runPending()
+        if !waiting.isEmpty, active.count < Self.maxInFlight {
+            startWaiting()
+            return .again
+        }
+        return .poll
     }
 
     /// Hands waiting exchanges to libcurl, oldest first, while fewer than `maxInFlight` are in it.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CCurl
 import Glibc
 
 /// The one thread a client's engine and its requests run on (docs/THREADING.md).
@@ -162,6 +163,10 @@ package final class JobMailbox: @unchecked Sendable {
 
     private func run(_ batch: [UnownedJob]) {
         guard let executors else { return }
+        // At process exit (the exit gate closed, ccurl.h) the engine's thread stops here for good:
+        // no job starts while OpenSSL may be cleaning up.
+        guard ccurl_work_begin() != 0 else { ccurl_park() }
+        defer { ccurl_work_end() }
         for job in batch { job.runSynchronously(isolatedTo: executors.serial, taskExecutor: executors.task) }
     }
 

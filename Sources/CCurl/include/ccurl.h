@@ -6,8 +6,19 @@
 
 typedef size_t (*ccurl_data_fn)(char *data, size_t size, size_t count, void *user_data);
 
-/// curl_global_init once per process (thread-safe through pthread_once). Returns CURLE_OK or the error.
+/// curl_global_init once per process (thread-safe through pthread_once), then the exit gate's atexit
+/// handler (ccurl.c: registered after OpenSSL's, so it runs before it). Returns CURLE_OK or the error.
+/// Called at every client's creation.
 CURLcode ccurl_global_init_once(void);
+
+/// The exit gate (ccurl.c): an SDK thread calls ccurl_work_begin() before a turn of work that may use
+/// libcurl or OpenSSL (a network loop's turn, a batch of engine jobs, freeing libcurl handles) and
+/// ccurl_work_end() after it; calls nest. 0: the process is exiting (the gate is closed), do not start:
+/// a loop stops (ccurl_park() or returns), a clean-up leaves things to the process's end.
+int ccurl_work_begin(void);
+void ccurl_work_end(void);
+/// Blocks the calling thread for good (an SDK thread at process exit).
+__attribute__((noreturn)) void ccurl_park(void);
 
 CURLcode ccurl_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode ccurl_setopt_string(CURL *easy, CURLoption option, const char *value);
