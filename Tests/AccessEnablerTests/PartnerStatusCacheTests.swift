@@ -72,15 +72,19 @@ import Testing
         }
     }
 
-    @Test func decisionsReuseAFreshPartnerStatusAndAskAgainWhenStale() async throws {
+    /// A clock at now, Adobe scripted, and a platform signed in to Comcast for two days.
+    private func signedInPlatform() -> (clock: ManualClock, simulator: PartnerSimulator) {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let clock = ManualClock(now)
         scriptAdobe(notAfter: now + 86_400_000)
         var script = PartnerSimulator.Script()
         script.account = "Comcast"
         script.signIn = .signedIn
         script.expirationDate = now + 2 * 86_400_000
-        let simulator = PartnerSimulator(script)
+        return (ManualClock(now), PartnerSimulator(script))
+    }
+
+    @Test func decisionsReuseAFreshPartnerStatusAndAskAgainWhenStale() async throws {
+        let (clock, simulator) = signedInPlatform()
         var settings = Settings.test()
         settings.partner = simulator
         let enabler = try AccessEnabler(settings: settings, transport: adobe, clock: clock)
@@ -118,19 +122,13 @@ import Testing
     /// that calls the client (any call) hung for good. Now the line reaches the sink once the lock is
     /// released, and both calls are accepted.
     @Test func aLogSinkCallingTheClientOnALineLoggedUnderTheFacadesLockDoesNotHang() async throws {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let clock = ManualClock(now)
-        scriptAdobe(notAfter: now + 86_400_000)
-        var script = PartnerSimulator.Script()
-        script.account = "Comcast"
-        script.signIn = .signedIn
-        script.expirationDate = now + 2 * 86_400_000
+        let (clock, simulator) = signedInPlatform()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ae-sink-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let holder = Locked<AccessEnabler?>(nil)
         let nested = Locked<[Int32]>([])  // what the sink's own calls returned (0: accepted)
         var settings = Settings.test(storagePath: path)
-        settings.partner = PartnerSimulator(script)
+        settings.partner = simulator
         settings.storeKey = Array(0..<32).map(UInt8.init)
         settings.logLevel = .debug
         settings.logSink = { _, message in
