@@ -261,7 +261,10 @@ if wanted c; then
         c_flags=(-fsanitize="$sanitizer" -fno-omit-frame-pointer)
         c_libs=(-fsanitize="$sanitizer")
         [[ $sanitizer == thread ]] && c_libs+=(-L"$swift_libs" -Wl,-rpath,"$swift_libs" -ldispatch -lBlocksRuntime)
-        ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" run_c_programs "$kind" "$root/$scratch/release"
+        # LeakSanitizer with the Swift side-table suppression (Tests/c/lsan-swift.supp says why).
+        ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+            LSAN_OPTIONS="suppressions=$root/Tests/c/lsan-swift.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+            run_c_programs "$kind" "$root/$scratch/release"
     done
 fi
 

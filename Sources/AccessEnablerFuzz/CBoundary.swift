@@ -116,10 +116,11 @@ enum CBoundaryFuzz {
                 count += 1
                 do {
                     try calls.perform(&reader)
-                } catch  where host.destroyedInside.withLock({ $0 }) {
+                } catch  where host.destroying.withLock({ $0 }) {
                     // Destroyed from inside a callback during this call: its outcome is gone (the
                     // call's own checks expected a live client). What the destroy must keep is
-                    // checked below (F9 problems, afterDestroy).
+                    // checked below (F9 problems, afterDestroy). The callback may run on another
+                    // thread, so the handle can be gone before that destroy returned.
                 }
                 try host.check()
             }
@@ -127,6 +128,12 @@ enum CBoundaryFuzz {
             ae_client_destroy(client)
             host.trace()
             throw error
+        }
+        // A destroy from inside a callback on another thread: its checks start once it returned.
+        var waited = 0
+        while host.destroying.withLock({ $0 }) && !host.destroyedInside.withLock({ $0 }) && waited < 10_000 {
+            usleep(1000)
+            waited += 1
         }
         ae_client_destroy(client)  // a no-op after a destroy from inside a callback
         host.destroyed.withLock { $0 = true }
@@ -434,6 +441,8 @@ extension CBoundaryFuzz {
         let trigger = Locked<(kind: Inside, remaining: Int)?>(nil)
         /// The client was destroyed from inside one of its callbacks (the input stops there).
         let destroyedInside = Locked(false)
+        /// That destroy started: the calls of the input may find the handle gone from then on.
+        let destroying = Locked(false)
 
         /// At the start of each of the host's functions the client calls: none may run once
         /// ae_client_destroy returned (F9); the armed destroy fires here. True when the function
@@ -451,6 +460,7 @@ extension CBoundaryFuzz {
             guard fire, let client = reentrantClient.withLock({ $0 }) else { return false }
             reentrantClient.withLock { $0 = nil }
             FuzzTrace.print("destroy from inside \(place)", if: FuzzTrace.enabled)
+            destroying.withLock { $0 = true }
             ae_client_destroy(client)  // returns at once from inside one of its own callbacks
             destroyedInside.withLock { $0 = true }
             destroyed.withLock { $0 = true }

@@ -56,6 +56,23 @@ void ccurl_park(void) {
     for (;;) pause();
 }
 
+/* What a clean-up left to the process's end: reachable from here, so a leak checker at exit (LSan,
+   valgrind) sees memory the process keeps on purpose, not memory it lost. */
+struct left_node {
+    void *memory;
+    struct left_node *next;
+};
+static struct left_node *_Atomic left_at_exit;
+
+void ccurl_leave_to_exit(void *memory) {
+    if (memory == NULL) return;
+    struct left_node *node = malloc(sizeof *node);
+    if (node == NULL) return;
+    node->memory = memory;
+    node->next = atomic_load(&left_at_exit);
+    while (!atomic_compare_exchange_weak(&left_at_exit, &node->next, node)) {}
+}
+
 /* atexit: close the gate, wait for the work in progress (not the caller's own: exit() called from
    inside the SDK's work, a log sink for instance), at most 2 s (a thread blocked in a host's
    callback must not hang the exit). */

@@ -127,7 +127,13 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     deinit {
         // At process exit (the exit gate closed, ccurl.h) libcurl's handles go with the process:
         // OpenSSL, which frees their connections' state, may be cleaning up.
-        guard ccurl_work_begin() != 0 else { return }
+        guard ccurl_work_begin() != 0 else {
+            for easy in spareHandles + active.values.compactMap(\.easy) { ccurl_leave_to_exit(easy) }
+            ccurl_leave_to_exit(multi)
+            ccurl_leave_to_exit(share)
+            ccurl_leave_to_exit(caBundle?.baseAddress)
+            return
+        }
         defer { ccurl_work_end() }
         for easy in spareHandles { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
