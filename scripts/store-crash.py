@@ -16,7 +16,8 @@ opening the store), then checks that:
   3. through the C API, ae_client_create() on that file with that key returns AE_OK and
      ae_client_store_status() says AE_STORE_OPENED (not RECOVERED: the file was never damaged).
 Prints a Markdown table; exits 1 on any failure. Needs the release .so (AE_LIBRARY) and the tool,
-both built by this script when missing (`swift build`).
+both built by this script when missing (`swift build`), or given: AE_LIBRARY and --tool
+(AE_STORE_CRASH_TOOL), for a cross-built pair run under qemu-user (scripts/cross-test.sh).
 """
 import argparse
 import os
@@ -119,10 +120,13 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--configuration", default="debug", choices=["debug", "release"])
+    parser.add_argument("--tool", default=os.environ.get("AE_STORE_CRASH_TOOL"),
+                        help="a StoreCrashWriter built already (another CPU's: scripts/cross.sh --tools); "
+                             "default: built here with swift build")
     arguments = parser.parse_args()
     seed = arguments.seed if arguments.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    tool = build(arguments.configuration)
+    tool = arguments.tool or build(arguments.configuration)
     os.environ.setdefault("AE_LIBRARY", os.path.join(ROOT, ".build/release/libaccessenabler.so"))
     if not os.path.exists(os.environ["AE_LIBRARY"]):
         subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--product", "accessenabler"],
