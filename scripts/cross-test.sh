@@ -10,8 +10,9 @@
 #             (Tests/c/abi, without AddressSanitizer: it does not run under qemu-user), and the ctypes suite's
 #             core flows (V2 and V1 second screen, authorization, preauthorization, partner and platform
 #             SSO, TempPass, logout; the store crash test at AE_STORE_CRASH_RUNS, default 20);
-#   packages  the arm64 .debs installed into the arm64 tree (dpkg -i), Examples/CPlayer built there against
-#             them with find_package and with pkg-config, and each build run against the emulator.
+#   packages  the arm64 .debs installed with dpkg into the cross tree (amd64 and arm64), Examples/CPlayer built
+#             there for aarch64 against them with find_package and with pkg-config, each build run by qemu-user
+#             against the emulator.
 # The emulator is the project's Python one, started inside the tree by the tests (or here, for the player).
 # Usage: scripts/cross-test.sh [x86_64|aarch64|packages]...   (default: all three)
 # Needs root (chroot); run scripts/cross.sh --triple x86_64-unknown-linux-gnu --runtime static, and
@@ -75,7 +76,7 @@ for part in "${parts[@]}"; do
     aarch64)
         static=$(library aarch64-unknown-linux-gnu static)
         shared=$(library aarch64-unknown-linux-gnu shared)
-        tool=$(find "$out/aarch64-unknown-linux-gnu-tools" -path "*/release/StoreCrashWriter" -type f 2>/dev/null | head -n 1)
+        tool=$(find "$out/aarch64-unknown-linux-gnu-static/swiftpm" -path "*/release/StoreCrashWriter" -type f 2>/dev/null | head -n 1)
         [ -n "$tool" ] || fail "no StoreCrashWriter for aarch64: run scripts/cross.sh --tools first"
         cross=$(bash scripts/debian13-tree.sh cross)
         tree=$(bash scripts/debian13-tree.sh arm64)
@@ -91,20 +92,23 @@ for part in "${parts[@]}"; do
         echo "== aarch64 (qemu-user): the ctypes tests of the core flows"
         start=$(date +%s)
         in_tree "$tree" AE_LIBRARY="/project/$static" PYTHONPATH=/project/Python \
-            AE_STORE_CRASH_TOOL="/project/${tool#"$project"/}" AE_STORE_CRASH_RUNS="${AE_STORE_CRASH_RUNS:-20}" \
+            AE_STORE_CRASH_TOOL="/project/${tool#"$project"/}" AE_STORE_CRASH_RUNS="${AE_STORE_CRASH_RUNS:-20}" AE_STORE_CRASH_TIME_SCALE=20 \
             bash -c 'cd /project && exec python3 -m pytest -q -p no:cacheprovider -n 4 "$@"' bash "${core_tests[@]}"
         echo "ctypes core flows under qemu: $(($(date +%s) - start)) s"
         ;;
     packages)
         debs=()
-        for deb in "$out"/aarch64-unknown-linux-gnu-static/*_arm64.deb; do [ -f "$deb" ] && debs+=("${deb#"$project"/}"); done
+        for deb in "$out"/aarch64-unknown-linux-gnu-static/*_arm64.deb; do [ -f "$deb" ] && debs+=("/project/${deb#"$project"/}"); done
         [ ${#debs[@]} -eq 2 ] || fail "expected the two arm64 .debs in .build-cross/aarch64-unknown-linux-gnu-static: run scripts/cross.sh"
-        tree=$(bash scripts/debian13-tree.sh arm64)
+        # The cross tree knows arm64 as a dpkg architecture (its arm64 libraries are installed there): the
+        # packages install with dpkg as on an arm64 system, the player builds with the arm64 toolchain
+        # against what they installed, and runs under qemu-user (binfmt_misc, the tree's arm64 loader).
+        tree=$(bash scripts/debian13-tree.sh cross)
         bash scripts/binfmt.sh aarch64
-        echo "== arm64 .debs: install into the arm64 tree, build the C player against them (find_package, pkg-config), run it"
-        # The installed packages are removed again at the end: the tree stays as debian13-tree.sh made it.
+        echo "== arm64 .debs: dpkg -i, the C player built against them (find_package, pkg-config), run under qemu-user"
+        # The tree is writable here (dpkg); the packages are purged again at the end.
         # shellcheck disable=SC2016  # expanded by the inner shell
-        in_tree_rw() { unshare --mount --propagation private -- bash -euc '
+        unshare --mount --propagation private -- bash -euc '
             tree=$1 project=$2
             shift 2
             mount -t proc proc "$tree/proc"
@@ -114,32 +118,30 @@ for part in "${parts[@]}"; do
             mount --bind "$project" "$tree/project"
             mount -o remount,bind,ro "$tree/project"
             exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/tmp LANG=C.UTF-8 "$@"
-        ' bash "$tree" "$project" "$@"; }
-        # shellcheck disable=SC2016
-        in_tree_rw "$tree" bash -euc '
-            trap "dpkg --purge libaccessenabler-dev libaccessenabler1 >/dev/null 2>&1 || true" EXIT
-            dpkg -i "${@/#//project/}"
-            dpkg -s libaccessenabler1 libaccessenabler-dev | grep -E "^(Package|Architecture|Version|Depends):"
+        ' bash "$tree" "$project" bash -euc '
+            trap "dpkg --purge libaccessenabler-dev:arm64 libaccessenabler1:arm64 >/dev/null 2>&1 || true" EXIT
+            dpkg -i "$@" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; exit 1; }
+            dpkg-query -W -f="installed: \${Package}:\${Architecture} \${Version}\n" libaccessenabler1:arm64 libaccessenabler-dev:arm64
             python3 /project/Emulator/emulator.py --port 0 --quiet --auto-login-ms 1000 >/tmp/emulator.out 2>/tmp/emulator.err &
-            for _ in $(seq 300); do grep -q AE_EMULATOR_LISTENING /tmp/emulator.out && break; sleep 0.1; done
+            for _ in $(seq 100); do grep -q AE_EMULATOR_LISTENING /tmp/emulator.out && break; sleep 0.1; done
             url=$(awk "/AE_EMULATOR_LISTENING/ { print \$2 }" /tmp/emulator.out)
             [ -n "$url" ] || { echo "the emulator did not start"; cat /tmp/emulator.err; exit 1; }
-            echo "emulator: $url"
-            echo "-- find_package(AccessEnabler): Examples/CPlayer with CMake"
-            cmake -S /project/Examples/CPlayer -B /tmp/player-cmake -DCMAKE_BUILD_TYPE=Release >/tmp/cmake.log 2>&1 ||
-                { cat /tmp/cmake.log; exit 1; }
-            cmake --build /tmp/player-cmake >>/tmp/cmake.log 2>&1 || { cat /tmp/cmake.log; exit 1; }
-            player=/tmp/player-cmake/c-player
-            file -b "$player"
-            readelf -d "$player" | grep -E "NEEDED.*accessenabler"
-            echo "-- pkg-config accessenabler: the same sources with gcc"
-            (cd /project/Examples/CPlayer && gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o /tmp/player-pc player.c \
-                json_text.c terminal_qr.c $(pkg-config --cflags --libs accessenabler libqrencode))
-            for build in "$player" /tmp/player-pc; do
-                echo "-- $build against the emulator"
-                timeout 300 "$build" --base-url "$url" --storage /tmp/store-$RANDOM.sqlite >/tmp/run.log 2>&1 ||
+            echo "-- find_package(AccessEnabler): Examples/CPlayer with CMake and the arm64 toolchain"
+            cmake -S /project/Examples/CPlayer -B /tmp/player-cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DCPLAYER_WERROR=ON \
+                -DCMAKE_TOOLCHAIN_FILE=/project/.build-cross/aarch64-unknown-linux-gnu.toolchain.cmake >/tmp/cmake.log 2>&1 &&
+                cmake --build /tmp/player-cmake >>/tmp/cmake.log 2>&1 || { cat /tmp/cmake.log; exit 1; }
+            grep -E "AccessEnabler_DIR|QRENCODE_LINK_LIBRARIES" /tmp/player-cmake/CMakeCache.txt
+            echo "-- pkg-config accessenabler libqrencode: the same sources with clang for aarch64"
+            export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+            echo "pkg-config: $(pkg-config --cflags --libs accessenabler libqrencode)"
+            (cd /project/Examples/CPlayer && /usr/libexec/swift/bin/clang --target=aarch64-linux-gnu -fuse-ld=lld \
+                -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o /tmp/player-pc player.c json_text.c terminal_qr.c \
+                $(pkg-config --cflags --libs accessenabler libqrencode))
+            for player in /tmp/player-cmake/c-player /tmp/player-pc; do
+                echo "-- $player ($(file -b "$player" | cut -d, -f1,2)) against the emulator"
+                timeout 300 "$player" --base-url "$url" --storage "/tmp/store-${player##*/}.sqlite" >/tmp/run.log 2>&1 ||
                     { tail -30 /tmp/run.log; exit 1; }
-                tail -3 /tmp/run.log
+                tail -n 2 /tmp/run.log
             done
         ' bash "${debs[@]}"
         ;;

@@ -151,6 +151,8 @@ set(CMAKE_STRIP /usr/bin/$gnu-strip)
 set(CMAKE_READELF /usr/bin/$gnu-readelf)
 set(CMAKE_OBJDUMP /usr/bin/$gnu-objdump)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+# pkg-config answers for the target's libraries only (the build's and its consumers', e.g. Examples/CPlayer).
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig)
 EOF
 fi
 
@@ -196,7 +198,8 @@ for runtime in "${runtimes[@]}"; do
 done
 
 if [ "$tools" = 1 ]; then
-    echo "== $triple, the test tools (.build-cross/$triple-tools)" >&2
+    # In the static-runtime build's SwiftPM directory: the modules they share are compiled once.
+    echo "== $triple, the test tools (.build-cross/$triple-static/swiftpm)" >&2
     args=("${sdk_args[@]}")
     if [ "$deb_arch" = arm64 ] && [ -z "$user_sdk" ]; then
         args=(--swift-sdks-path "$inner_out/sdks" --swift-sdk "debian13-$processor-static")
@@ -204,11 +207,11 @@ if [ "$tools" = 1 ]; then
     log=$out_host/$triple-tools.log
     if ! in_tree /usr/bin/env PKG_CONFIG_PATH="/usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig" \
         /usr/bin/swift build -c release -Xswiftc -static-stdlib "${args[@]}" --product StoreCrashWriter \
-        --package-path /project --scratch-path "$inner_out/$triple-tools" >"$log" 2>&1; then
+        --package-path /project --scratch-path "$inner_out/$triple-static/swiftpm" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         fail "step 'test tools' failed (the whole log: $log)"
     fi
-    tool=$(find "$out_host/$triple-tools" -path "*/release/StoreCrashWriter" -type f | head -n 1)
-    [ -n "$tool" ] || fail "step 'test tools': no StoreCrashWriter in .build-cross/$triple-tools"
+    tool=$(find "$out_host/$triple-static/swiftpm" -path "*/release/StoreCrashWriter" -type f | head -n 1)
+    [ -n "$tool" ] || fail "step 'test tools': no StoreCrashWriter in .build-cross/$triple-static/swiftpm"
     echo "tool: $tool"
 fi

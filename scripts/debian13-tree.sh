@@ -23,7 +23,7 @@ case $name in
         architectures=amd64
         variant=essential
         # gcc, g++: Tests/c/check-header.sh against the x86-64 library built with Swift 6.0.3 (scripts/cross-test.sh).
-        packages=(python3 python3-pytest python3-pytest-xdist python3-jsonschema libcurl4t64 libsqlite3-0 libssl3t64
+        packages=(python3 python3-pytest python3-pytest-xdist python3-jsonschema python3-cryptography libcurl4t64 libsqlite3-0 libssl3t64
             libjansson4 libstdc++6 ca-certificates gcc g++ libc6-dev binutils file)
         ;;
     cross)
@@ -50,8 +50,9 @@ case $name in
         # .debs are installed into the cross tree instead, which knows arm64 as a dpkg architecture.
         architectures=arm64
         variant=extract
-        packages=(python3 python3-pytest python3-pytest-xdist python3-jsonschema libcurl4t64 libsqlite3-0 libssl3t64
-            libjansson4 libstdc++6 libc-bin gcc g++ libc6-dev binutils file base-files)
+        packages=(python3 python3-pytest python3-pytest-xdist python3-jsonschema python3-cryptography libcurl4t64 libsqlite3-0 libssl3t64
+            libjansson4 libstdc++6 libc-bin gcc g++ libc6-dev binutils file base-files
+            bash dash coreutils sed grep mawk findutils diffutils)
         # base-files has the merged-/usr links (/lib/ld-linux-aarch64.so.1 is the loader); the directories
         # to mount /proc and /sys on. (mmdebstrap runs no customize hook for this variant: an extract hook.)
         # shellcheck disable=SC2016  # expanded by mmdebstrap's hook shell
@@ -128,6 +129,22 @@ mmdebstrap --quiet --mode=root --variant="$variant" --architectures="$architectu
     rm -rf "$tree.partial"
     exit 1
 }
+# Python's bytecode, compiled once here: an unpacked tree has none (Debian compiles it when a package is
+# configured), and each Python process under qemu would compile its modules again (a minute per import
+# of pytest and jsonschema).
+# The links update-alternatives makes when a package is configured, which an unpacked tree lacks.
+if [ "$variant" = extract ] && [ -x "$tree.partial/usr/bin/mawk" ] && [ ! -e "$tree.partial/usr/bin/awk" ]; then
+    ln -s mawk "$tree.partial/usr/bin/awk"
+fi
+if [ "$variant" = extract ] && [ -x "$tree.partial/usr/bin/python3" ]; then
+    [ "$architectures" = amd64 ] || bash scripts/binfmt.sh aarch64 >&2
+    chroot "$tree.partial" /usr/bin/python3 -m compileall -q -j 0 /usr/lib/python3.13 /usr/lib/python3/dist-packages \
+        >"$dir/$name.compileall.log" 2>&1 || {
+        echo "debian13-tree.sh: compiling Python's bytecode in $tree failed ($dir/$name.compileall.log); nothing was kept" >&2
+        rm -rf "$tree.partial"
+        exit 1
+    }
+fi
 mv "$tree.partial" "$tree"
 echo "$recipe" >"$stamp"
 echo "$tree"

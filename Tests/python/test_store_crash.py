@@ -3,7 +3,8 @@
 200 times and checks the store after each kill (SQLite integrity check, every sealed record old or
 new and never torn, and ae_client_create on the file says AE_STORE_OPENED). For 1,000+ runs:
 `python3 scripts/store-crash.py --runs 1000`. AE_STORE_CRASH_RUNS sets the count (scripts/cross-test.sh
-runs fewer under emulation), AE_STORE_CRASH_TOOL a writer built already."""
+runs fewer under emulation), AE_STORE_CRASH_TIME_SCALE the delays before the kills (slower there),
+AE_STORE_CRASH_TOOL a writer built already."""
 import os
 import subprocess
 import sys
