@@ -16,6 +16,12 @@ let noStringProcessing: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
 ]
 
+// The C targets go into libaccessenabler.so: position-independent code. SwiftPM 6.0 compiles C for a
+// cross-compilation Swift SDK as PIE, whose thread-locals (the exit gate's, the lock depth) use the
+// local-exec TLS model that a shared library cannot link (lld: "R_AARCH64_TLSLE_... cannot be used with
+// -shared"); docs/CROSS.md.
+let pic: [CSetting] = [.unsafeFlags(["-fPIC"])]
+
 let package = Package(
     name: "AccessEnabler",
     products: [
@@ -34,8 +40,10 @@ let package = Package(
         // The hand-written contract, imported back into Swift so the thunks are checked against it.
         .target(name: "CAccessEnabler", path: "Sources/CAccessEnabler"),
         // Typed wrappers over libcurl's variadic setters (Swift cannot call C varargs).
-        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
-        .target(name: "CSystem", path: "Sources/CSystem"),
+        .target(
+            name: "CCurl", path: "Sources/CCurl", cSettings: pic,
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
+        .target(name: "CSystem", path: "Sources/CSystem", cSettings: pic),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),
         // JSON parsing and printing (Debian libjansson-dev; docs/DECISIONS.md "JSON").

@@ -481,14 +481,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-build", action="store_true", help="use the built .so as it is")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, help="run these sections only")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--bench", help="a bench program built already, e.g. for another CPU and run by qemu-user "
+                                        "(scripts/cross-bench.sh); the Python side keeps AE_LIBRARY")
     args = parser.parse_args(argv)
     sections = args.only or list(SECTIONS)
     if not args.no_build:
         build_library()
     needs_c = any(s in sections for s in ("overhead", "startup", "load"))
-    context = Context(args.quick, build_bench() if needs_c else None)
+    context = Context(args.quick, (Path(args.bench) if args.bench else build_bench()) if needs_c else None)
     started = time.monotonic()
-    print(f"Machine: {machine()}. Run: `python3 Benchmarks/run.py{' --quick' if args.quick else ''}`.\n")
+    print(f"Machine: {machine()}. Run: `python3 Benchmarks/run.py{' --quick' if args.quick else ''}"
+          f"{' --bench ' + args.bench if args.bench else ''}`.\n")
     try:
         for name in sections:
             print("\n".join(RUNNERS[name](context)) + "\n", flush=True)

@@ -3,25 +3,39 @@
 """Checks the embedded build recipes under packaging/ as far as this machine can (no bitbake, no Buildroot):
 
   Yocto      packaging/yocto/accessenabler_<version>.bb: bitbake's line syntax (assignments with their
-             operators and quoting, continuations, inherit, task flags), the version of its name, the
-             inherits and DEPENDS the project needs, LIC_FILES_CHKSUM's md5 against the file it names;
+             operators and quoting, continuations, inherit, task flags), the version of its name (the
+             project's: CMakeLists.txt `project(AccessEnabler VERSION x.y.z`), the inherits and DEPENDS the
+             project needs, LIC_FILES_CHKSUM's md5 against the file it names (LICENSE); a tagged release
+             (SRC_URI tag=v${PV}, no AUTOREV anywhere in the file); ACCESSENABLER_MIN_SWIFT against
+             Package.swift's `// swift-tools-version:X.Y` (the one home of the minimum), and the recipe's
+             own Swift check run (outside bitbake) on fake swift drivers older and newer than it;
+             COMPATIBLE_HOST and the anonymous ARM check on sample targets (aarch64, x86_64 and armv7
+             hard-float built; armv5/armv6, soft-float, big-endian, musl refused);
   Buildroot  packaging/buildroot/accessenabler/Config.in through kconfiglib (Debian's python3-kconfiglib):
-             it parses, and the option selects libcurl, sqlite, openssl and jansson; accessenabler.mk through
-             GNU make with stubs of Buildroot's functions (make -n -f), for both Swift runtime choices: the
-             version, the dependencies and the CMake options it gives;
+             it parses, the option selects libcurl, sqlite, openssl and jansson, states the minimum Swift,
+             and is offered on aarch64, x86_64, armv7-a EABIhf, not on armv5/armv6 or soft-float ARM;
+             accessenabler.mk through GNU make with stubs of Buildroot's functions, for both Swift runtime
+             choices: the version (the project's), the tag it downloads, the license, the dependencies, the
+             CMake options it gives, its minimum Swift (Package.swift's), and its pre-configure Swift
+             check run on fake swift drivers; accessenabler.hash: the sha256 of LICENSE, and a tarball line,
+             once there, for this version;
   layout     with the two .debs as arguments (scripts/package.sh's): every file of libaccessenabler1 falls in
              the recipe's FILES:${PN}, every file of libaccessenabler-dev in FILES:${PN}-dev (the docs in
              ${PN}-doc), and every FILES pattern matches a file (Debian's own copyright, changelog and lintian
              files aside; Debian's multiarch libdir is ${libdir}).
 
-Usage: scripts/check-recipes.py [RUNTIME.deb DEV.deb]      exit status 1 with one line per problem.
+Usage: scripts/check-recipes.py [RUNTIME.deb DEV.deb]      exit status 1 with one line per problem;
+"check-recipes: ok (...)" when there is none.
 """
+from __future__ import annotations
+
 import fnmatch
 import hashlib
 import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +50,37 @@ def problem(text: str) -> None:
 def project_version() -> str:
     match = re.search(r"^project\(AccessEnabler VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text(), re.M)
     return match.group(1) if match else "?"
+
+
+def minimum_swift() -> str:
+    """The minimum Swift: the first line of Package.swift, `// swift-tools-version:X.Y`."""
+    first = (ROOT / "Package.swift").read_text().split("\n", 1)[0]
+    match = re.fullmatch(r"//\s*swift-tools-version:\s*([0-9]+\.[0-9]+)(?:\.[0-9]+)?\s*", first)
+    if not match:
+        problem(f"Package.swift: the first line is not `// swift-tools-version:X.Y`: {first}")
+        return "?"
+    return match.group(1)
+
+
+def older_swift(minimum: str) -> str:
+    """A Swift version just below the minimum (6.0 -> 5.10, 6.2 -> 6.1)."""
+    major, minor = (int(part) for part in minimum.split("."))
+    return f"{major}.{minor - 1}" if minor else f"{major - 1}.10"
+
+
+def fake_swift(folder: Path, version: str) -> Path:
+    """A stand-in for a toolchain's swift driver: prints what `swift --version` prints."""
+    driver = folder / f"swift-{version}"
+    driver.write_text(f"#!/bin/sh\necho 'Swift version {version} (swift-{version}-RELEASE)'\n"
+                      f"echo 'Target: x86_64-unknown-linux-gnu'\n")
+    driver.chmod(0o755)
+    return driver
+
+
+def function_body(text: str, header: str) -> str | None:
+    """The body of a bitbake python function (`header` is its first line up to the brace), dedented."""
+    match = re.search(rf"^{re.escape(header)}\s*\{{\s*\n(.*?)^\}}\s*$", text, re.M | re.S)
+    return textwrap.dedent(match.group(1)) if match else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -119,35 +164,166 @@ def check_yocto(version: str) -> dict[str, str]:
             problem(f"{recipe.name}: DEPENDS lacks {package}")
     if variables.get("LICENSE") != "Apache-2.0":
         problem(f"{recipe.name}: LICENSE is not Apache-2.0")
-    # file://NAME;beginline=A;endline=B;md5=SUM: bitbake's md5 of those lines, newlines included.
+    # file://NAME[;beginline=A;endline=B];md5=SUM: bitbake's md5 of the whole file, or of those lines
+    # (newlines included).
+    license_files = []
     for entry in variables.get("LIC_FILES_CHKSUM", "").split():
         fields = dict(part.split("=", 1) for part in entry.split(";")[1:])
         source = ROOT / entry.split(";")[0].removeprefix("file://")
+        license_files.append(source.name)
         if not source.is_file():
             problem(f"{recipe.name}: LIC_FILES_CHKSUM names {source.name}, which does not exist")
             continue
-        text = source.read_bytes().split(b"\n")
-        begin, end = int(fields.get("beginline", 1)), int(fields.get("endline", len(text)))
-        digest = hashlib.md5(b"".join(line + b"\n" for line in text[begin - 1:end])).hexdigest()
+        if "beginline" in fields or "endline" in fields:
+            lines = source.read_bytes().splitlines(keepends=True)
+            begin, end = int(fields.get("beginline", 1)), int(fields.get("endline", len(lines)))
+            digest = hashlib.md5(b"".join(lines[begin - 1:end])).hexdigest()
+        else:
+            digest = hashlib.md5(source.read_bytes()).hexdigest()
         if digest != fields.get("md5"):
             problem(f"{recipe.name}: LIC_FILES_CHKSUM md5 of {source.name} is {digest}, not {fields.get('md5')}")
+    if "LICENSE" not in license_files:
+        problem(f"{recipe.name}: LIC_FILES_CHKSUM does not name LICENSE (the license text)")
+    # A tagged release: the tag of the version, and never a moving revision.
+    text = recipe.read_text()
+    if "AUTOREV" in text:
+        problem(f"{recipe.name}: AUTOREV (a moving revision; build the tag v${{PV}})")
+    if "tag=v${PV}" not in variables.get("SRC_URI", "").split(";"):
+        problem(f"{recipe.name}: SRC_URI does not fetch the tag (tag=v${{PV}}): {variables.get('SRC_URI')}")
+    if re.search(r"(^|;)branch=", variables.get("SRC_URI", "") + ";" + variables.get("ACCESSENABLER_GIT_URI", "")):
+        problem(f"{recipe.name}: SRC_URI names a branch; fetch the tag")
+    check_yocto_swift(recipe.name, text, variables)
+    check_yocto_targets(recipe.name, text, variables)
     print(f"yocto: {recipe.name} parses ({len(variables)} variables); inherits {variables.get('inherit')}; "
-          f"DEPENDS {variables.get('DEPENDS')}")
+          f"DEPENDS {variables.get('DEPENDS')}; LIC_FILES_CHKSUM {' '.join(license_files)}; "
+          f"SRC_URI {variables.get('SRC_URI')}")
     return variables
+
+
+class BitbakeFatal(Exception):
+    pass
+
+
+class SkipRecipe(Exception):
+    pass
+
+
+class FakeData:
+    """The little of bitbake's datastore `d` the recipe's python functions use."""
+
+    def __init__(self, values: dict[str, str]):
+        self.values = values
+
+    def getVar(self, name: str, expand: bool = True) -> str | None:  # noqa: N802 (bitbake's name)
+        return self.values.get(name)
+
+
+class FakeBB:
+    """The little of bitbake's `bb` module the recipe's python functions use."""
+
+    class parse:  # noqa: N801
+        SkipRecipe = SkipRecipe
+
+    @staticmethod
+    def fatal(*message: str) -> None:
+        raise BitbakeFatal(" ".join(message))
+
+    @staticmethod
+    def note(*message: str) -> None:
+        pass
+
+
+def run_bitbake_python(body: str, values: dict[str, str]) -> Exception | None:
+    try:
+        exec(compile(body, "recipe", "exec"), {"d": FakeData(values), "bb": FakeBB})
+    except (BitbakeFatal, SkipRecipe) as error:
+        return error
+    return None
+
+
+def check_yocto_swift(name: str, text: str, variables: dict[str, str]) -> None:
+    """ACCESSENABLER_MIN_SWIFT is Package.swift's, and the configure-time check enforces it."""
+    minimum = minimum_swift()
+    stated = variables.get("ACCESSENABLER_MIN_SWIFT")
+    if stated != minimum:
+        problem(f"{name}: ACCESSENABLER_MIN_SWIFT is {stated}, Package.swift's swift-tools-version {minimum}")
+    if "accessenabler_check_swift" not in variables.get("do_configure[prefuncs]", "").split():
+        problem(f"{name}: do_configure[prefuncs] does not run accessenabler_check_swift")
+    body = function_body(text, "python accessenabler_check_swift()")
+    if body is None:
+        problem(f"{name}: no python accessenabler_check_swift() function")
+        return
+    if minimum == "?" or stated is None:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for version, passes in ((older_swift(minimum), False), (minimum, True), ("6.3.1", True)):
+            error = run_bitbake_python(body, {"ACCESSENABLER_SWIFT": str(fake_swift(Path(tmp), version)),
+                                              "ACCESSENABLER_MIN_SWIFT": stated})
+            if passes and error is not None:
+                problem(f"{name}: accessenabler_check_swift refuses Swift {version}: {error}")
+            if not passes and (error is None or f"Swift {minimum} or newer" not in str(error)):
+                problem(f"{name}: accessenabler_check_swift does not refuse Swift {version} naming {minimum}: {error}")
+    print(f"yocto: minimum Swift {stated} (Package.swift {minimum}); the configure-time check refuses "
+          f"{older_swift(minimum)}, takes {minimum} and 6.3.1")
+
+
+# TARGET_SYS, TARGET_ARCH, TUNE_FEATURES, TARGET_FPU of sample MACHINEs, and whether the recipe may build.
+YOCTO_TARGETS = [
+    ("aarch64-poky-linux", "aarch64", "aarch64 armv8a crc", "", True),
+    ("x86_64-poky-linux", "x86_64", "m64 core2", "", True),
+    ("arm-poky-linux-gnueabi", "arm", "arm armv7ve vfp thumb neon callconvention-hard cortexa7", "hard", True),
+    ("arm-poky-linux-gnueabi", "arm", "arm armv7a vfp vfpv3d16 callconvention-hard", "hard", True),
+    ("arm-poky-linux-gnueabi", "arm", "arm armv7a vfp neon", "softfp", False),
+    ("arm-poky-linux-gnueabi", "arm", "arm armv6 vfp callconvention-hard arm1176jzfs", "hard", False),
+    ("arm-poky-linux-gnueabi", "arm", "arm armv5 thumb dsp", "soft", False),
+    ("armeb-poky-linux-gnueabi", "armeb", "arm armv7a bigendian callconvention-hard", "hard", False),
+    ("aarch64-poky-linux-musl", "aarch64", "aarch64 armv8a", "", False),
+    ("i686-poky-linux", "i686", "m32 core2", "", False),
+    ("x86_64-poky-linux-gnux32", "x86_64", "mx32 core2", "", False),
+]
+
+
+def check_yocto_targets(name: str, text: str, variables: dict[str, str]) -> None:
+    """COMPATIBLE_HOST (re.match on TARGET_SYS, as base.bbclass does) and the anonymous function's ARM check."""
+    host = variables.get("COMPATIBLE_HOST")
+    if not host:
+        problem(f"{name}: no COMPATIBLE_HOST")
+        return
+    body = function_body(text, "python ()")
+    if body is None:
+        problem(f"{name}: no anonymous python function (the 32-bit ARM check)")
+        return
+    built = []
+    for target_sys, arch, tune, fpu, wanted in YOCTO_TARGETS:
+        buildable = bool(re.match(host, target_sys)) and run_bitbake_python(
+            body, {"TARGET_ARCH": arch, "TUNE_FEATURES": tune, "TARGET_FPU": fpu}) is None
+        if buildable != wanted:
+            problem(f"{name}: {'refuses' if wanted else 'builds for'} {target_sys} with TUNE_FEATURES {tune}")
+        if buildable:
+            built.append(f"{arch} ({tune.split()[1]})")
+    print(f"yocto: builds for {', '.join(built)}; refuses the {len(YOCTO_TARGETS) - len(built)} other sample targets "
+          f"(armv5, armv6, soft-float, big-endian, musl, i686, x32)")
 
 
 # ------------------------------------------------------------------------------------------------
 # Buildroot
 # ------------------------------------------------------------------------------------------------
+ARCH_SYMBOLS = ["BR2_aarch64", "BR2_arm", "BR2_x86_64", "BR2_ARM_CPU_ARMV5", "BR2_ARM_CPU_ARMV6",
+                "BR2_ARM_CPU_ARMV7A", "BR2_ARM_CPU_ARMV8A", "BR2_ARM_EABI", "BR2_ARM_EABIHF"]
+# Buildroot's architecture symbols in the stub, and whether the package is offered with them.
+BUILDROOT_TARGETS = [
+    (("BR2_aarch64",), True),
+    (("BR2_x86_64",), True),
+    (("BR2_arm", "BR2_ARM_CPU_ARMV7A", "BR2_ARM_EABIHF"), True),
+    (("BR2_arm", "BR2_ARM_CPU_ARMV8A", "BR2_ARM_EABIHF"), True),
+    (("BR2_arm", "BR2_ARM_CPU_ARMV7A", "BR2_ARM_EABI"), False),
+    (("BR2_arm", "BR2_ARM_CPU_ARMV6", "BR2_ARM_EABIHF"), False),
+    (("BR2_arm", "BR2_ARM_CPU_ARMV5", "BR2_ARM_EABI"), False),
+]
+
 KCONFIG_STUB = """
 mainmenu "stub of Buildroot's configuration"
-config BR2_aarch64
-\tbool
-\tdefault y
-config BR2_arm
-\tbool
-config BR2_x86_64
-\tbool
+""" + "".join(f'config {name}\n\tbool "{name}"\n' for name in ARCH_SYMBOLS) + """
 config BR2_TOOLCHAIN_USES_GLIBC
 \tbool
 \tdefault y
@@ -172,7 +348,16 @@ MAKE_STUB = """
 qstrip = $(strip $(subst ",,$(1)))
 cmake-package = $(eval print-vars: ; @echo VERSION=$$(ACCESSENABLER_VERSION); \\
     echo DEPENDENCIES=$$(ACCESSENABLER_DEPENDENCIES); echo INSTALL_STAGING=$$(ACCESSENABLER_INSTALL_STAGING); \\
-    echo LICENSE=$$(ACCESSENABLER_LICENSE); echo CONF_OPTS=$$(ACCESSENABLER_CONF_OPTS))
+    echo LICENSE=$$(ACCESSENABLER_LICENSE); echo CONF_OPTS=$$(ACCESSENABLER_CONF_OPTS); \\
+    echo LICENSE_FILES=$$(ACCESSENABLER_LICENSE_FILES); echo SITE=$$(ACCESSENABLER_SITE); \\
+    echo SITE_METHOD=$$(ACCESSENABLER_SITE_METHOD); echo SOURCE=$$(ACCESSENABLER_SOURCE); \\
+    echo MIN_SWIFT=$$(ACCESSENABLER_MIN_SWIFT); echo PRE_CONFIGURE_HOOKS=$$(ACCESSENABLER_PRE_CONFIGURE_HOOKS))
+# Runs the pre-configure hooks as Buildroot does (one recipe line per hook line).
+run-hooks: ; $(foreach hook,$(ACCESSENABLER_PRE_CONFIGURE_HOOKS),$(call $(hook))$(sep))
+define sep
+
+
+endef
 include {mk}
 """
 
@@ -207,6 +392,19 @@ def check_buildroot(version: str) -> None:
             for warning in kconfig.warnings:
                 problem(f"Config.in: {warning}")
             option = kconfig.syms["BR2_PACKAGE_ACCESSENABLER"]
+            offered = []
+            for symbols, wanted in BUILDROOT_TARGETS:
+                for name in ARCH_SYMBOLS:
+                    kconfig.syms[name].set_value(2 if name in symbols else 0)
+                if (option.visibility > 0) != wanted:
+                    problem(f"Config.in: BR2_PACKAGE_ACCESSENABLER is {'not ' if wanted else ''}offered with "
+                            f"{' '.join(symbols)}")
+                if option.visibility > 0:
+                    offered.append(" ".join(s.removeprefix("BR2_") for s in symbols))
+            print(f"buildroot: Config.in offers the package on {', '.join(offered)}; not on armv5, armv6, "
+                  f"soft-float ARM")
+            for name in ARCH_SYMBOLS:
+                kconfig.syms[name].set_value(2 if name == "BR2_aarch64" else 0)
             option.set_value(2)
             for name in ("BR2_PACKAGE_LIBCURL", "BR2_PACKAGE_SQLITE", "BR2_PACKAGE_OPENSSL", "BR2_PACKAGE_JANSSON"):
                 if kconfig.syms[name].str_value != "y":
@@ -215,6 +413,9 @@ def check_buildroot(version: str) -> None:
             print(f"buildroot: Config.in parses; BR2_PACKAGE_ACCESSENABLER selects libcurl, sqlite, openssl, jansson; "
                   f"{len([s for s in kconfig.unique_defined_syms if s.name.startswith('BR2_PACKAGE_ACCESSENABLER')])} "
                   f"options (static Swift runtime by default: {static.str_value})")
+    minimum = minimum_swift()
+    if f"Swift {minimum} or newer" not in (folder / "Config.in").read_text():
+        problem(f"Config.in: the help does not state the minimum Swift (\"Swift {minimum} or newer\")")
     for static in ("y", ""):
         with tempfile.TemporaryDirectory() as tmp:
             stub = Path(tmp) / "stub.mk"
@@ -236,12 +437,76 @@ def check_buildroot(version: str) -> None:
                 problem(f"accessenabler.mk: ACCESSENABLER_DEPENDENCIES lacks {package}")
         if values.get("INSTALL_STAGING") != "YES":
             problem("accessenabler.mk: ACCESSENABLER_INSTALL_STAGING is not YES (the -dev files)")
+        if values.get("LICENSE") != "Apache-2.0" or values.get("LICENSE_FILES") != "LICENSE":
+            problem(f"accessenabler.mk: ACCESSENABLER_LICENSE(_FILES) are {values.get('LICENSE')} "
+                    f"{values.get('LICENSE_FILES')}, want Apache-2.0 LICENSE")
+        site = values.get("SITE", "")
+        if f"v{version}" not in site or values.get("SITE_METHOD") or values.get("SOURCE"):
+            problem(f"accessenabler.mk: want the tarball of the tag v{version} (ACCESSENABLER_SITE .../v$(VERSION), "
+                    f"Buildroot's default SITE_METHOD and SOURCE), have SITE {site}, SITE_METHOD "
+                    f"{values.get('SITE_METHOD')}, SOURCE {values.get('SOURCE')}")
+        if values.get("MIN_SWIFT") != minimum:
+            problem(f"accessenabler.mk: ACCESSENABLER_MIN_SWIFT is {values.get('MIN_SWIFT')}, Package.swift's "
+                    f"swift-tools-version {minimum}")
+        if "ACCESSENABLER_CHECK_SWIFT" not in values.get("PRE_CONFIGURE_HOOKS", "").split():
+            problem("accessenabler.mk: ACCESSENABLER_PRE_CONFIGURE_HOOKS lacks ACCESSENABLER_CHECK_SWIFT")
         want = "-DAE_STATIC_SWIFT_RUNTIME=" + ("ON" if static else "OFF")
         options = values.get("CONF_OPTS", "")
         for option in (want, "-DAE_SWIFTPM_ARGS=--swift-sdk;aarch64-unknown-linux-gnu_debian_bookworm"):
             if option not in options:
                 problem(f"accessenabler.mk (static runtime {static or 'n'}): CONF_OPTS lacks {option}: {options}")
         print(f"buildroot: accessenabler.mk (static runtime {static or 'n'}): CONF_OPTS {' '.join(options.split())}")
+    print(f"buildroot: accessenabler.mk downloads {values.get('SITE')}/accessenabler-{version}.tar.gz, "
+          f"minimum Swift {values.get('MIN_SWIFT')} (Package.swift {minimum})")
+    check_buildroot_swift(folder, minimum)
+    check_buildroot_hash(folder, version)
+
+
+def check_buildroot_swift(folder: Path, minimum: str) -> None:
+    """The pre-configure hook, run by make on fake swift drivers: it refuses the one below the minimum."""
+    if minimum == "?":
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        stub = Path(tmp) / "stub.mk"
+        stub.write_text(MAKE_STUB.replace("{mk}", str(folder / "accessenabler.mk")))
+        for version, passes in ((older_swift(minimum), False), (minimum, True), ("6.3.1", True)):
+            result = subprocess.run(["make", "-s", "-f", str(stub), "run-hooks",
+                                     f'BR2_PACKAGE_ACCESSENABLER_SWIFT="{fake_swift(Path(tmp), version)}"'],
+                                    capture_output=True, text=True)
+            if passes and result.returncode != 0:
+                problem(f"accessenabler.mk: the Swift check refuses Swift {version}: {result.stderr.strip()}")
+            if not passes and (result.returncode == 0 or f"Swift {minimum} or newer" not in result.stderr):
+                problem(f"accessenabler.mk: the Swift check does not refuse Swift {version} naming {minimum}: "
+                        f"{result.stderr.strip()}")
+    print(f"buildroot: the pre-configure Swift check refuses {older_swift(minimum)}, takes {minimum} and 6.3.1")
+
+
+def check_buildroot_hash(folder: Path, version: str) -> None:
+    """accessenabler.hash: Buildroot's `TYPE  HEX  FILE` lines; LICENSE's sha256; a tarball of this version."""
+    path = folder / "accessenabler.hash"
+    if not path.is_file():
+        problem("accessenabler.hash: missing")
+        return
+    lengths = {"md5": 32, "sha1": 40, "sha224": 56, "sha256": 64, "sha384": 96, "sha512": 128}
+    hashes: dict[str, tuple[str, str]] = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split()
+        if (len(fields) != 3 or fields[0] not in lengths or len(fields[1]) != lengths[fields[0]]
+                or not re.fullmatch(r"[0-9a-f]+", fields[1])):
+            problem(f"accessenabler.hash:{number}: not `TYPE  HEX  FILE`: {line}")
+            continue
+        hashes[fields[2]] = (fields[0], fields[1])
+    licence = hashlib.sha256((ROOT / "LICENSE").read_bytes()).hexdigest()
+    if hashes.get("LICENSE") != ("sha256", licence):
+        problem(f"accessenabler.hash: the sha256 of LICENSE is {licence}, the file says {hashes.get('LICENSE')}")
+    tarballs = [name for name in hashes if name != "LICENSE"]
+    for name in tarballs:
+        if name != f"accessenabler-{version}.tar.gz":
+            problem(f"accessenabler.hash: {name} is not the tarball of {version} (accessenabler-{version}.tar.gz)")
+    print(f"buildroot: accessenabler.hash: LICENSE sha256 {licence[:12]}...; release tarball: "
+          f"{', '.join(tarballs) if tarballs else 'no line yet (the tag is not published)'}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -306,9 +571,15 @@ def main() -> int:
     elif len(sys.argv) != 1:
         print("usage: scripts/check-recipes.py [RUNTIME.deb DEV.deb]", file=sys.stderr)
         return 2
-    for line in problems:
+    unique = list(dict.fromkeys(problems))  # the .mk is read once per Swift runtime choice
+    for line in unique:
         print(line)
-    return 1 if problems else 0
+    if unique:
+        print(f"check-recipes: {len(unique)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"check-recipes: ok (version {version}, minimum Swift {minimum_swift()}, tagged release, LICENSE "
+          f"checksums, targets aarch64/x86_64/armv7 hard-float)")
+    return 0
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ opening the store), then checks that:
   3. through the C API, ae_client_create() on that file with that key returns AE_OK and
      ae_client_store_status() says AE_STORE_OPENED (not RECOVERED: the file was never damaged).
 Prints a Markdown table; exits 1 on any failure. Needs the release .so (AE_LIBRARY) and the tool,
-both built by this script when missing (`swift build`).
+both built by this script when missing (`swift build`), or given: AE_LIBRARY and --tool
+(AE_STORE_CRASH_TOOL), for a cross-built pair run under qemu-user (scripts/cross-test.sh).
 """
 import argparse
 import os
@@ -43,7 +44,7 @@ def build(configuration):
     return os.path.join(path, "StoreCrashWriter")
 
 
-def run_writer(tool, path, rng):
+def run_writer(tool, path, rng, scale=1.0):
     """Starts the writer, kills it at a random point; returns the last generation it reported
     per record ({"profiles": g, "token": g, "r3": g, ...})."""
     # Unbuffered: readline() below must take "ready" only. A buffered reader may read the lines
@@ -52,10 +53,10 @@ def run_writer(tool, path, rng):
     writer = subprocess.Popen([tool, "write", path, KEY.hex()], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               bufsize=0)
     if rng.random() < 0.1:
-        time.sleep(rng.uniform(0, 0.01))  # while it opens, recovers the WAL, migrates
+        time.sleep(rng.uniform(0, 0.01) * scale)  # while it opens, recovers the WAL, migrates
     else:
         writer.stdout.readline()  # "ready"
-        time.sleep(rng.uniform(0, 0.03))
+        time.sleep(rng.uniform(0, 0.03) * scale)
     writer.send_signal(signal.SIGKILL)
     output, errors = writer.communicate()
     if writer.returncode != -signal.SIGKILL:
@@ -119,10 +120,17 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--configuration", default="debug", choices=["debug", "release"])
+    parser.add_argument("--tool", default=os.environ.get("AE_STORE_CRASH_TOOL"),
+                        help="a StoreCrashWriter built already (another CPU's: scripts/cross.sh --tools); "
+                             "default: built here with swift build")
+    parser.add_argument("--time-scale", type=float, default=float(os.environ.get("AE_STORE_CRASH_TIME_SCALE", "1")),
+                        help="multiplies the random delays before each kill: a writer run by qemu-user writes "
+                             "about 20 times slower (scripts/cross-test.sh), and killed as early as natively it "
+                             "would be killed before its first write")
     arguments = parser.parse_args()
     seed = arguments.seed if arguments.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    tool = build(arguments.configuration)
+    tool = arguments.tool or build(arguments.configuration)
     os.environ.setdefault("AE_LIBRARY", os.path.join(ROOT, ".build/release/libaccessenabler.so"))
     if not os.path.exists(os.environ["AE_LIBRARY"]):
         subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--product", "accessenabler"],
@@ -132,7 +140,7 @@ def main():
         path = os.path.join(directory, "store.sqlite")
         for run in range(arguments.runs):
             try:
-                reported = run_writer(tool, path, rng)
+                reported = run_writer(tool, path, rng, arguments.time_scale)
                 known = check(tool, path, reported, known)
                 records += 4 + sum(1 for value in known.values() if value is not None)  # 5 profiles count once
                 check_c_api(path)

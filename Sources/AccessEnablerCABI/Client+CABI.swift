@@ -34,7 +34,11 @@ private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(Acces
     status { () throws(AccessEnablerError) in try body(try Handles.clients.value(handle).enabler) }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_create")
+#endif
 public func ae_client_create(
     _ config: UnsafePointer<ae_config>?, _ delegate: UnsafePointer<ae_delegate>?,
     _ out: UnsafeMutablePointer<OpaquePointer?>?
@@ -63,13 +67,21 @@ public func ae_client_create(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_destroy")
+#endif
 public func ae_client_destroy(_ client: OpaquePointer?) {
     guard let removed = Handles.clients.remove(client) else { return }
     removed.destroy()
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_set_options")
+#endif
 public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let options = try CInput.json(options_json, "options_json").objectValue else {
@@ -79,7 +91,11 @@ public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePoint
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_set_identity_token")
+#endif
 public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let kind = IdentityTokenKind(rawValue: kind) else {
@@ -89,7 +105,11 @@ public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_set_requestor")
+#endif
 public func ae_set_requestor(
     _ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
     _ service_providers_json: UnsafePointer<CChar>?
@@ -103,12 +123,20 @@ public func ae_set_requestor(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_check_authentication")
+#endif
 public func ae_check_authentication(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.checkAuthentication() }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_get_authentication")
+#endif
 public func ae_get_authentication(
     _ client: OpaquePointer?, _ force_authn: Int32, _ data_json: UnsafePointer<CChar>?,
     _ filter_json: UnsafePointer<CChar>?
@@ -120,19 +148,31 @@ public func ae_get_authentication(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_set_selected_provider")
+#endif
 public func ae_set_selected_provider(_ client: OpaquePointer?, _ mvpd_id: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         try enabler.setSelectedProvider(try CInput.optionalString(mvpd_id, "mvpd_id"))
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_get_selected_provider")
+#endif
 public func ae_get_selected_provider(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.getSelectedProvider() }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_check_authorization")
+#endif
 public func ae_check_authorization(
     _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
     _ data_json: UnsafePointer<CChar>?
@@ -144,7 +184,11 @@ public func ae_check_authorization(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_get_authorization")
+#endif
 public func ae_get_authorization(
     _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
     _ data_json: UnsafePointer<CChar>?
@@ -156,7 +200,11 @@ public func ae_get_authorization(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_check_preauthorized_resources")
+#endif
 public func ae_check_preauthorized_resources(
     _ client: OpaquePointer?, _ resources_json: UnsafePointer<CChar>?,
     _ cache: Int32
@@ -166,7 +214,11 @@ public func ae_check_preauthorized_resources(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_get_metadata")
+#endif
 public func ae_get_metadata(_ client: OpaquePointer?, _ key_json: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let key = MetadataKey(json: try CInput.json(key_json, "key_json")) else {
@@ -176,17 +228,29 @@ public func ae_get_metadata(_ client: OpaquePointer?, _ key_json: UnsafePointer<
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_logout")
+#endif
 public func ae_logout(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.logout() }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_handle_external_url")
+#endif
 public func ae_handle_external_url(_ client: OpaquePointer?, _ url: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.handleExternalURL(try CInput.string(url, "url")) }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_preauthorize")
+#endif
 public func ae_preauthorize(
     _ client: OpaquePointer?, _ request_json: UnsafePointer<CChar>?,
     _ callback: ae_preauthorize_fn?, _ user_data: UnsafeMutableRawPointer?
@@ -205,7 +269,11 @@ public func ae_preauthorize(
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_store_status")
+#endif
 public func ae_client_store_status(_ client: OpaquePointer?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let out_status else { throw .invalidArgument("out_status is NULL") }
@@ -213,7 +281,11 @@ public func ae_client_store_status(_ client: OpaquePointer?, _ out_status: Unsaf
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_event_fd")
+#endif
 public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
     var descriptor: CInt = -1
     _ = call(client) { enabler throws(AccessEnablerError) in
@@ -225,7 +297,11 @@ public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
     return descriptor
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_client_dispatch")
+#endif
 public func ae_client_dispatch(_ client: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0
     return call(client) { enabler throws(AccessEnablerError) in

@@ -3,13 +3,21 @@
 public import CAccessEnabler
 import AccessEnabler
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_config_init")
+#endif
 public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?, _ version: UInt32) -> Int32 {
     // Every field 0 / NULL: "the default" (ConfigReader resolves them to `Defaults`).
     status { () throws(AccessEnablerError) in try Layouts.config.initialize(config, version: version) }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_delegate_init")
+#endif
 public func ae_delegate_init(_ delegate: UnsafeMutablePointer<ae_delegate>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.delegate.initialize(delegate, version: version) }
 }

@@ -85,12 +85,20 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_partner_framework_init")
+#endif
 public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner_framework>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.partner.initialize(partner, version: version) }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_partner_request_reply_access_status")
+#endif
 public func ae_partner_request_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)
@@ -107,7 +115,11 @@ public func ae_partner_request_reply_access_status(_ request: OpaquePointer?, _ 
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_partner_request_reply_metadata")
+#endif
 public func ae_partner_request_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)
@@ -142,7 +154,11 @@ public func ae_partner_request_reply_metadata(_ request: OpaquePointer?, _ metad
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_partner_request_reply_error")
+#endif
 public func ae_partner_request_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
         let pending = try PartnerRequest.of(request)

@@ -80,15 +80,27 @@ func status(_ body: () throws(AccessEnablerError) -> Void) -> Int32 {
     }
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_version_string")
+#endif
 public func ae_version_string() -> UnsafePointer<CChar>? { versionString }
 
 nonisolated(unsafe) private let versionString: UnsafePointer<CChar> = UnsafePointer(strdup(Version.string)!)
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_version_number")
+#endif
 public func ae_version_number() -> Int32 { Version.number }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_status_string")
+#endif
 public func ae_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     switch status {
     case Int32(AE_OK): StaticText.ok
@@ -121,8 +133,16 @@ private enum StaticText {
     nonisolated(unsafe) static let unknown = make("unknown status")
 }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_last_error_message")
+#endif
 public func ae_last_error_message() -> UnsafeMutablePointer<CChar>? { LastError.copy() }
 
+#if compiler(>=6.3)
 @c @implementation
+#else
+@_cdecl("ae_string_free")
+#endif
 public func ae_string_free(_ string: UnsafeMutablePointer<CChar>?) { free(string) }

@@ -78,40 +78,42 @@ enum HostJSONFuzz {
         }
         func accepted(_ condition: Bool) -> Int32 { condition ? noRequestor : invalidArg }
 
-        var cString = bytes.map { CChar(bitPattern: $0) } + [0]
-        try cString.withUnsafeMutableBufferPointer { buffer throws(FuzzFailure) in
-            let s = UnsafePointer(buffer.baseAddress!)
-            try expect("ae_set_options", ae_set_options(client, s), optionsAccepted(json) ? ok : invalidArg)
-            try expect("ae_get_metadata", ae_get_metadata(client, s), accepted(json.flatMap(MetadataKey.init(json:)) != nil))
-            try expect(
-                "ae_preauthorize", ae_preauthorize(client, s, { _, _ in }, nil),
-                accepted(json.flatMap(PreauthorizeRequest.init(json:)) != nil))
-            try expect(
-                "ae_check_preauthorized_resources", ae_check_preauthorized_resources(client, s, 1),
-                accepted(strings.map { !$0.contains(where: \.isEmpty) } ?? false))
-            try expect("ae_set_requestor(\"\", json)", ae_set_requestor(client, "", s), invalidArg)
-            try expect(
-                "ae_get_authentication(data)", ae_get_authentication(client, 0, s, nil),
-                accepted(json?.objectValue != nil))
-            try expect(
-                "ae_get_authentication(filter)", ae_get_authentication(client, 1, nil, s),
-                accepted(
-                    json?.objectValue?.values.allSatisfy {
-                        $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true
-                    } == true))
-            try expect(
-                "ae_check_authorization(data)", ae_check_authorization(client, "REF30", s),
-                accepted(json?.objectValue != nil))
-            try expect(
-                "ae_get_authorization(resource)", ae_get_authorization(client, s, nil),
-                accepted(text.map { !$0.isEmpty } ?? false))
-            try expect("ae_handle_external_url", ae_handle_external_url(client, s), accepted(text.map { !$0.isEmpty } ?? false))
-            try expect(
-                "ae_set_selected_provider", ae_set_selected_provider(client, s),
-                accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
-            // The request handle is judged before the argument (F8).
-            try expect("ae_partner_request_reply_metadata(NULL)", ae_partner_request_reply_metadata(nil, s), invalidHandle)
-        }
+        // A C string the calls read (a copy: no closure, whose typed throws Swift 6.0 does not pass on).
+        let cString = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        defer { cString.deallocate() }
+        for (index, byte) in bytes.enumerated() { cString[index] = CChar(bitPattern: byte) }
+        cString[bytes.count] = 0
+        let s = UnsafePointer(cString)
+        try expect("ae_set_options", ae_set_options(client, s), optionsAccepted(json) ? ok : invalidArg)
+        try expect("ae_get_metadata", ae_get_metadata(client, s), accepted(json.flatMap(MetadataKey.init(json:)) != nil))
+        try expect(
+            "ae_preauthorize", ae_preauthorize(client, s, { _, _ in }, nil),
+            accepted(json.flatMap(PreauthorizeRequest.init(json:)) != nil))
+        try expect(
+            "ae_check_preauthorized_resources", ae_check_preauthorized_resources(client, s, 1),
+            accepted(strings.map { !$0.contains(where: \.isEmpty) } ?? false))
+        try expect("ae_set_requestor(\"\", json)", ae_set_requestor(client, "", s), invalidArg)
+        try expect(
+            "ae_get_authentication(data)", ae_get_authentication(client, 0, s, nil),
+            accepted(json?.objectValue != nil))
+        try expect(
+            "ae_get_authentication(filter)", ae_get_authentication(client, 1, nil, s),
+            accepted(
+                json?.objectValue?.values.allSatisfy {
+                    $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true
+                } == true))
+        try expect(
+            "ae_check_authorization(data)", ae_check_authorization(client, "REF30", s),
+            accepted(json?.objectValue != nil))
+        try expect(
+            "ae_get_authorization(resource)", ae_get_authorization(client, s, nil),
+            accepted(text.map { !$0.isEmpty } ?? false))
+        try expect("ae_handle_external_url", ae_handle_external_url(client, s), accepted(text.map { !$0.isEmpty } ?? false))
+        try expect(
+            "ae_set_selected_provider", ae_set_selected_provider(client, s),
+            accepted(text.map { Settings.checkPathSegment($0) == nil } ?? false))
+        // The request handle is judged before the argument (F8).
+        try expect("ae_partner_request_reply_metadata(NULL)", ae_partner_request_reply_metadata(nil, s), invalidHandle)
     }
 
     /// setOptions' rules (AccessEnabler.setOptions): known keys with the right types, others ignored.

@@ -259,6 +259,9 @@ fi
 libdir=$(dirname "$lib")
 if [ "$(basename "$lib")" != libaccessenabler.so ]; then
     mkdir "$tmp/lib" && ln -s "$lib" "$tmp/lib/libaccessenabler.so" && libdir=$tmp/lib
+    # A library with a SONAME (CMake's, a package's) is what the program then asks for by that name.
+    soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+    [ -z "$soname" ] || [ -e "$tmp/lib/$soname" ] || ln -s "$lib" "$tmp/lib/$soname"
 fi
 if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$root/Include" Tests/c/smoke.c \
     -L"$libdir" -Wl,-rpath,"$libdir" -laccessenabler -o "$tmp/smoke" 2>"$tmp/smoke.log"; then

@@ -383,7 +383,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         } else if !tls.trustSystemStore {
             _ = ccurl_setopt_string(easy, CURLOPT_CAPATH, nil)
         }
-        _ = ccurl_setopt_long(easy, CURLOPT_SSLVERSION, tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2)
+        _ = ccurl_setopt_long(easy, CURLOPT_SSLVERSION, Int(tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2))
         if !tls.pinnedPublicKeys.isEmpty {
             _ = ccurl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
         }
