@@ -383,7 +383,9 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         } else if !tls.trustSystemStore {
             _ = ccurl_setopt_string(easy, CURLOPT_CAPATH, nil)
         }
-        _ = ccurl_setopt_long(easy, CURLOPT_SSLVERSION, Int(tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2))
+        // Int(...): libcurl 7.88 declares the versions in an enum, 8.x #defines them (imported as Int32).
+        let minimum = tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2
+        _ = ccurl_setopt_long(easy, CURLOPT_SSLVERSION, Int(minimum))
         if !tls.pinnedPublicKeys.isEmpty {
             _ = ccurl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
         }
