@@ -35,9 +35,9 @@ private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(Acces
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_create")
+    @_cdecl("ae_client_create")
 #endif
 public func ae_client_create(
     _ config: UnsafePointer<ae_config>?, _ delegate: UnsafePointer<ae_delegate>?,
@@ -68,9 +68,9 @@ public func ae_client_create(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_destroy")
+    @_cdecl("ae_client_destroy")
 #endif
 public func ae_client_destroy(_ client: OpaquePointer?) {
     guard let removed = Handles.clients.remove(client) else { return }
@@ -78,9 +78,9 @@ public func ae_client_destroy(_ client: OpaquePointer?) {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_set_options")
+    @_cdecl("ae_set_options")
 #endif
 public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
@@ -92,9 +92,9 @@ public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePoint
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_set_identity_token")
+    @_cdecl("ae_client_set_identity_token")
 #endif
 public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
@@ -106,9 +106,9 @@ public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_set_requestor")
+    @_cdecl("ae_set_requestor")
 #endif
 public func ae_set_requestor(
     _ client: OpaquePointer?, _ requestor_id: UnsafePointer<CChar>?,
@@ -124,18 +124,18 @@ public func ae_set_requestor(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_check_authentication")
+    @_cdecl("ae_check_authentication")
 #endif
 public func ae_check_authentication(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.checkAuthentication() }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_get_authentication")
+    @_cdecl("ae_get_authentication")
 #endif
 public func ae_get_authentication(
     _ client: OpaquePointer?, _ force_authn: Int32, _ data_json: UnsafePointer<CChar>?,
@@ -149,9 +149,9 @@ public func ae_get_authentication(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_set_selected_provider")
+    @_cdecl("ae_set_selected_provider")
 #endif
 public func ae_set_selected_provider(_ client: OpaquePointer?, _ mvpd_id: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
@@ -160,18 +160,18 @@ public func ae_set_selected_provider(_ client: OpaquePointer?, _ mvpd_id: Unsafe
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_get_selected_provider")
+    @_cdecl("ae_get_selected_provider")
 #endif
 public func ae_get_selected_provider(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.getSelectedProvider() }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_check_authorization")
+    @_cdecl("ae_check_authorization")
 #endif
 public func ae_check_authorization(
     _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
@@ -185,9 +185,9 @@ public func ae_check_authorization(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_get_authorization")
+    @_cdecl("ae_get_authorization")
 #endif
 public func ae_get_authorization(
     _ client: OpaquePointer?, _ resource: UnsafePointer<CChar>?,
@@ -201,9 +201,9 @@ public func ae_get_authorization(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_check_preauthorized_resources")
+    @_cdecl("ae_check_preauthorized_resources")
 #endif
 public func ae_check_preauthorized_resources(
     _ client: OpaquePointer?, _ resources_json: UnsafePointer<CChar>?,
@@ -215,9 +215,9 @@ public func ae_check_preauthorized_resources(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_get_metadata")
+    @_cdecl("ae_get_metadata")
 #endif
 public func ae_get_metadata(_ client: OpaquePointer?, _ key_json: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
@@ -229,27 +229,27 @@ public func ae_get_metadata(_ client: OpaquePointer?, _ key_json: UnsafePointer<
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_logout")
+    @_cdecl("ae_logout")
 #endif
 public func ae_logout(_ client: OpaquePointer?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.logout() }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_handle_external_url")
+    @_cdecl("ae_handle_external_url")
 #endif
 public func ae_handle_external_url(_ client: OpaquePointer?, _ url: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in try enabler.handleExternalURL(try CInput.string(url, "url")) }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_preauthorize")
+    @_cdecl("ae_preauthorize")
 #endif
 public func ae_preauthorize(
     _ client: OpaquePointer?, _ request_json: UnsafePointer<CChar>?,
@@ -270,9 +270,9 @@ public func ae_preauthorize(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_store_status")
+    @_cdecl("ae_client_store_status")
 #endif
 public func ae_client_store_status(_ client: OpaquePointer?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
@@ -282,9 +282,9 @@ public func ae_client_store_status(_ client: OpaquePointer?, _ out_status: Unsaf
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_event_fd")
+    @_cdecl("ae_client_event_fd")
 #endif
 public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
     var descriptor: CInt = -1
@@ -298,9 +298,9 @@ public func ae_client_event_fd(_ client: OpaquePointer?) -> CInt {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_client_dispatch")
+    @_cdecl("ae_client_dispatch")
 #endif
 public func ae_client_dispatch(_ client: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0

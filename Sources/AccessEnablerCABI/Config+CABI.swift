@@ -4,9 +4,9 @@ public import CAccessEnabler
 import AccessEnabler
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_config_init")
+    @_cdecl("ae_config_init")
 #endif
 public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?, _ version: UInt32) -> Int32 {
     // Every field 0 / NULL: "the default" (ConfigReader resolves them to `Defaults`).
@@ -14,9 +14,9 @@ public func ae_config_init(_ config: UnsafeMutablePointer<ae_config>?, _ version
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_delegate_init")
+    @_cdecl("ae_delegate_init")
 #endif
 public func ae_delegate_init(_ delegate: UnsafeMutablePointer<ae_delegate>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.delegate.initialize(delegate, version: version) }

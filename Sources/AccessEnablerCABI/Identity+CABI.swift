@@ -45,18 +45,18 @@ final class CIdentityProvider: IdentityTokenProvider, @unchecked Sendable {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_identity_provider_init")
+    @_cdecl("ae_identity_provider_init")
 #endif
 public func ae_identity_provider_init(_ provider: UnsafeMutablePointer<ae_identity_provider>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.identity.initialize(provider, version: version) }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_identity_request_reply")
+    @_cdecl("ae_identity_request_reply")
 #endif
 public func ae_identity_request_reply(_ request: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in

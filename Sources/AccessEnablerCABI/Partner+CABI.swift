@@ -86,18 +86,18 @@ final class CPartner: PartnerFramework, @unchecked Sendable {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_partner_framework_init")
+    @_cdecl("ae_partner_framework_init")
 #endif
 public func ae_partner_framework_init(_ partner: UnsafeMutablePointer<ae_partner_framework>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.partner.initialize(partner, version: version) }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_partner_request_reply_access_status")
+    @_cdecl("ae_partner_request_reply_access_status")
 #endif
 public func ae_partner_request_reply_access_status(_ request: OpaquePointer?, _ access_status: Int32, _ signed_in: Int32) -> Int32 {
     status { () throws(AccessEnablerError) in
@@ -116,9 +116,9 @@ public func ae_partner_request_reply_access_status(_ request: OpaquePointer?, _ 
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_partner_request_reply_metadata")
+    @_cdecl("ae_partner_request_reply_metadata")
 #endif
 public func ae_partner_request_reply_metadata(_ request: OpaquePointer?, _ metadata_json: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
@@ -155,9 +155,9 @@ public func ae_partner_request_reply_metadata(_ request: OpaquePointer?, _ metad
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_partner_request_reply_error")
+    @_cdecl("ae_partner_request_reply_error")
 #endif
 public func ae_partner_request_reply_error(_ request: OpaquePointer?, _ error: Int32, _ detail: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in

@@ -81,25 +81,25 @@ func status(_ body: () throws(AccessEnablerError) -> Void) -> Int32 {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_version_string")
+    @_cdecl("ae_version_string")
 #endif
 public func ae_version_string() -> UnsafePointer<CChar>? { versionString }
 
 nonisolated(unsafe) private let versionString: UnsafePointer<CChar> = UnsafePointer(strdup(Version.string)!)
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_version_number")
+    @_cdecl("ae_version_number")
 #endif
 public func ae_version_number() -> Int32 { Version.number }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_status_string")
+    @_cdecl("ae_status_string")
 #endif
 public func ae_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     switch status {
@@ -134,15 +134,15 @@ private enum StaticText {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_last_error_message")
+    @_cdecl("ae_last_error_message")
 #endif
 public func ae_last_error_message() -> UnsafeMutablePointer<CChar>? { LastError.copy() }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_string_free")
+    @_cdecl("ae_string_free")
 #endif
 public func ae_string_free(_ string: UnsafeMutablePointer<CChar>?) { free(string) }

@@ -117,18 +117,18 @@ final class CTransport: HTTPTransport, @unchecked Sendable {
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_http_transport_init")
+    @_cdecl("ae_http_transport_init")
 #endif
 public func ae_http_transport_init(_ transport: UnsafeMutablePointer<ae_http_transport>?, _ version: UInt32) -> Int32 {
     status { () throws(AccessEnablerError) in try Layouts.transport.initialize(transport, version: version) }
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_http_request_reply")
+    @_cdecl("ae_http_request_reply")
 #endif
 public func ae_http_request_reply(
     _ request: OpaquePointer?, _ status: Int32, _ headers: UnsafePointer<UnsafePointer<CChar>?>?,
@@ -161,9 +161,9 @@ public func ae_http_request_reply(
 }
 
 #if compiler(>=6.3)
-@c @implementation
+    @c @implementation
 #else
-@_cdecl("ae_http_request_reply_error")
+    @_cdecl("ae_http_request_reply_error")
 #endif
 public func ae_http_request_reply_error(_ request: OpaquePointer?, _ error: Int32, _ message: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(AccessEnablerError) in
