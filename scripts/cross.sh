@@ -95,11 +95,16 @@ mkdir -p "$out_host"
 inner_out=/project/.build-cross
 resources=/opt/swift-aarch64/usr/libexec/swift/lib
 sdk_args=()
+sysroot=""
 runtime_dir=""
 if [ -n "$user_sdk" ]; then
     bundle=$(dirname "$(find "$user_sdk" -name swift-sdk.json -print -quit)")
     [ "$bundle" != . ] || fail "--swift-sdk $user_sdk has no swift-sdk.json"
     sdk_args=(--swift-sdks-path "/project/${bundle#"$project"/}/.." --swift-sdk "$(basename "$bundle")")
+    # Its sysroot (as the tree sees it) is the C side's and pkg-config's too.
+    sysroot=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["targetTriples"]; print(t.get(sys.argv[2], next(iter(t.values())))["sdkRootPath"])' \
+        "$bundle/swift-sdk.json" "$triple") || fail "--swift-sdk: $bundle/swift-sdk.json names no sdkRootPath"
+    case $sysroot in /*) ;; *) sysroot=/project/${bundle#"$project"/}/$sysroot ;; esac
 elif [ "$deb_arch" = arm64 ]; then
     # The Swift SDK bundle for the tree (schema 4.0): sysroot "/sysroot" (a link to the tree's "/",
     # where the arm64 libraries are multiarch), the arm64 runtime and modules, ld.lld. Two variants:
@@ -151,6 +156,8 @@ set(CMAKE_STRIP /usr/bin/$gnu-strip)
 set(CMAKE_READELF /usr/bin/$gnu-readelf)
 set(CMAKE_OBJDUMP /usr/bin/$gnu-objdump)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+${sysroot:+set(CMAKE_SYSROOT $sysroot)
+set(ENV{PKG_CONFIG_SYSROOT_DIR} $sysroot)}
 # pkg-config answers for the target's libraries only (the build's and its consumers', e.g. Examples/CPlayer).
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig)
 EOF
