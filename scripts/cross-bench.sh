@@ -47,7 +47,10 @@ for runtime in static shared; do
         "/project/.build-cross/aarch64-unknown-linux-gnu-$runtime/lib/libaccessenabler.so.$version"
     size[$runtime]=$(stat -c %s "$out/libaccessenabler-$runtime.so")
 done
-strip --strip-all -o "$out/libaccessenabler-x86_64.so" "$host_library"
+# x86-64 with the same compiler (scripts/cross.sh --triple x86_64-unknown-linux-gnu): the difference is the CPU's.
+x86_603=.build-cross/x86_64-unknown-linux-gnu-static/lib/libaccessenabler.so.$version
+[ -f "$x86_603" ] || fail "no $x86_603: run scripts/cross.sh --triple x86_64-unknown-linux-gnu --runtime static first"
+strip --strip-all -o "$out/libaccessenabler-x86_64.so" "$x86_603"
 size[x86_64]=$(stat -c %s "$out/libaccessenabler-x86_64.so")
 
 # bench for aarch64, against the static-runtime library (its RUNPATH: the host's path of that library).
@@ -74,7 +77,7 @@ def ratios(run):
 native_r, arm_r = ratios(runs["x86_64"]), ratios(runs["aarch64"])
 print("\n| aarch64 figure | aarch64 (qemu-user) | x86-64 (native), same run |")
 print("|---|---|---|")
-print(f"| stripped size, static Swift runtime | {static / 1e6:.2f} MB | {native / 1e6:.2f} MB |")
+print(f"| stripped size, static Swift runtime (both built with Swift 6.0.3) | {static / 1e6:.2f} MB | {native / 1e6:.2f} MB |")
 print(f"| stripped size, shared Swift runtime | {shared / 1e6:.2f} MB | |")
 print(f"| getAuthorization → setToken / bare libcurl exchange (medians) | {arm_r[0]:.2f} × | {native_r[0]:.2f} × |")
 print(f"| create + setRequestor (warm store, first) / bare exchange | {arm_r[1]:.1f} × | {native_r[1]:.1f} × |")
