@@ -91,6 +91,17 @@ if [ "$(printf '%s\n%s\n' "$minimum" "$version" | sort -V | head -n 1)" != "$min
 fi
 echo "Swift $version (the minimum is $minimum), target $triple" >&2
 
+# The sysroot: the target's -dev files of what the library links (pkg-config names, as Package.swift asks).
+if [ -z "$user_sdk" ]; then
+    for module in libcurl sqlite3 libcrypto jansson; do
+        in_tree /usr/bin/env PKG_CONFIG_LIBDIR="/usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig" pkg-config --exists "$module" ||
+            fail "step 'sysroot': no $module for $deb_arch in the tree (its -dev package): remove .build-debian13/cross and run again"
+    done
+fi
+free_kb=$(df -Pk "$project" | awk 'NR == 2 {print $4}')
+[ "${free_kb:-0}" -ge $((3 * 1024 * 1024)) ] ||
+    fail "step 'disk': less than 3 GB free for .build-cross ($((free_kb / 1024)) MB): free some space, then run again"
+
 mkdir -p "$out_host"
 inner_out=/project/.build-cross
 resources=/opt/swift-aarch64/usr/libexec/swift/lib
