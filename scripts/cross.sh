@@ -149,6 +149,11 @@ EOF
 fi
 
 # The CMake toolchain file: the tree's clang for the target, lld, the target's binutils (strip, readelf).
+sysroot_lines=""
+if [ -n "$sysroot" ]; then
+    sysroot_lines="set(CMAKE_SYSROOT $sysroot)
+set(ENV{PKG_CONFIG_SYSROOT_DIR} $sysroot)"
+fi
 toolchain=$out_host/$triple.toolchain.cmake
 if [ "$deb_arch" = amd64 ]; then
     cat >"$toolchain" <<EOF
@@ -167,8 +172,7 @@ set(CMAKE_STRIP /usr/bin/$gnu-strip)
 set(CMAKE_READELF /usr/bin/$gnu-readelf)
 set(CMAKE_OBJDUMP /usr/bin/$gnu-objdump)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-${sysroot:+set(CMAKE_SYSROOT $sysroot)
-set(ENV{PKG_CONFIG_SYSROOT_DIR} $sysroot)}
+$sysroot_lines
 # pkg-config answers for the target's libraries only (the build's and its consumers', e.g. Examples/CPlayer).
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig)
 EOF
