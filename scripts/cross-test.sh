@@ -70,7 +70,9 @@ for part in "${parts[@]}"; do
         echo "== x86-64, Swift 6.0.3, libcurl 8: header, exports, smoke test ($lib)"
         in_tree "$tree" AE_LIBRARY="/project/$lib" bash /project/Tests/c/check-header.sh
         echo "== x86-64, Swift 6.0.3, libcurl 8: ctypes tests (scripts/libcurl8-check.sh's and the core flows)"
-        AE_LIBRARY=$project/$lib bash scripts/libcurl8-check.sh -n 4 Tests/python/test_hostile_input.py \
+        # --capture=sys: what the library itself writes to stderr (a Swift runtime's "Fatal error" before an
+        # abort) reaches the log instead of a capture file that a crashed worker never shows.
+        AE_LIBRARY=$project/$lib bash scripts/libcurl8-check.sh -n 4 --capture=sys Tests/python/test_hostile_input.py \
             Tests/python/test_contract.py Tests/python/test_transport.py "${flow_tests[@]}"
         ;;
     aarch64)
@@ -93,7 +95,7 @@ for part in "${parts[@]}"; do
         start=$(date +%s)
         in_tree "$tree" AE_LIBRARY="/project/$static" PYTHONPATH=/project/Python \
             AE_STORE_CRASH_TOOL="/project/${tool#"$project"/}" AE_STORE_CRASH_RUNS="${AE_STORE_CRASH_RUNS:-20}" AE_STORE_CRASH_TIME_SCALE=20 \
-            bash -c 'cd /project && exec python3 -m pytest -q -p no:cacheprovider -n 4 "$@"' bash "${core_tests[@]}"
+            bash -c 'cd /project && exec python3 -m pytest -q -p no:cacheprovider -n 4 --capture=sys "$@"' bash "${core_tests[@]}"
         echo "ctypes core flows under qemu: $(($(date +%s) - start)) s"
         ;;
     packages)
