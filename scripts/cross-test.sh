@@ -52,8 +52,8 @@ in_tree() {
             mount --bind "${pair%%=*}" "$tree${pair#*=}"
             mount -o remount,bind,ro "$tree${pair#*=}"
         done
-        exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 \
-            SWIFT_BACKTRACE=enable=no "$@"
+        exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/tmp LANG=C.UTF-8 \
+            PYTHONDONTWRITEBYTECODE=1 SWIFT_BACKTRACE=enable=no "$@"
     ' bash "$tree" "$project" "$@"
 }
 
@@ -108,19 +108,9 @@ for part in "${parts[@]}"; do
         tree=$(bash scripts/debian13-tree.sh cross)
         bash scripts/binfmt.sh aarch64
         echo "== arm64 .debs: dpkg -i, the C player built against them (find_package, pkg-config), run under qemu-user"
-        # The tree is writable here (dpkg); the packages are purged again at the end.
+        # The tree itself is writable (dpkg); the packages are purged again at the end.
         # shellcheck disable=SC2016  # expanded by the inner shell
-        unshare --mount --propagation private -- bash -euc '
-            tree=$1 project=$2
-            shift 2
-            mount -t proc proc "$tree/proc"
-            mount --bind /dev "$tree/dev"
-            mount -t tmpfs tmpfs "$tree/tmp"
-            mkdir -p "$tree/project"
-            mount --bind "$project" "$tree/project"
-            mount -o remount,bind,ro "$tree/project"
-            exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/tmp LANG=C.UTF-8 "$@"
-        ' bash "$tree" "$project" bash -euc '
+        in_tree "$tree" bash -euc '
             trap "dpkg --purge libaccessenabler-dev:arm64 libaccessenabler1:arm64 >/dev/null 2>&1 || true" EXIT
             dpkg -i "$@" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; exit 1; }
             dpkg-query -W -f="installed: \${Package}:\${Architecture} \${Version}\n" libaccessenabler1:arm64 libaccessenabler-dev:arm64
