@@ -28,17 +28,7 @@ tree=$(bash scripts/debian13-tree.sh cross)
 bash scripts/binfmt.sh aarch64
 mkdir -p "$out"
 
-in_tree() {
-    unshare --mount --propagation private -- bash -euc '
-        tree=$1 project=$2
-        shift 2
-        mount -t proc proc "$tree/proc"
-        mount --bind /dev "$tree/dev"
-        mkdir -p "$tree/project"
-        mount --bind "$project" "$tree/project"
-        exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 "$@"
-    ' bash "$tree" "$project" "$@"
-}
+in_tree() { bash scripts/in-tree.sh "$tree" --project-rw -- "$@"; }
 
 # Sizes: stripped as the packages strip (--strip-all here: the size of the code and data that load).
 declare -A size

@@ -32,29 +32,14 @@ library() {  # library TRIPLE RUNTIME: the staged library of that build, or a me
     echo "${file#"$project"/}"
 }
 
-# Runs a command in a tree as the tests see it: the project read-only at /project, /proc, /dev, a fresh
-# /tmp, more read-only mounts given as SOURCE=TARGET in $MOUNTS, nothing of the host's environment but
-# the variables given.
+# Runs a command in a tree as the tests see it (scripts/in-tree.sh): the project read-only at /project,
+# more read-only mounts given as SOURCE=TARGET in $MOUNTS.
 in_tree() {
-    local tree=$1
+    local tree=$1 pair
     shift
-    MOUNTS=${MOUNTS:-} unshare --mount --propagation private -- bash -euc '
-        tree=$1 project=$2
-        shift 2
-        mount -t proc proc "$tree/proc"
-        mount --bind /dev "$tree/dev"
-        mount -t tmpfs tmpfs "$tree/tmp"
-        mkdir -p "$tree/project"
-        mount --bind "$project" "$tree/project"
-        mount -o remount,bind,ro "$tree/project"
-        for pair in $MOUNTS; do
-            mkdir -p "$tree${pair#*=}"
-            mount --bind "${pair%%=*}" "$tree${pair#*=}"
-            mount -o remount,bind,ro "$tree${pair#*=}"
-        done
-        exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/tmp LANG=C.UTF-8 \
-            PYTHONDONTWRITEBYTECODE=1 SWIFT_BACKTRACE=enable=no "$@"
-    ' bash "$tree" "$project" "$@"
+    local options=()
+    for pair in ${MOUNTS:-}; do options+=(--mount "$pair"); done
+    bash scripts/in-tree.sh "$tree" "${options[@]}" -- "$@"
 }
 
 # The ctypes tests of the core flows (the ones docs/CROSS.md lists); the store crash test at fewer runs.

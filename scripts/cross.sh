@@ -69,18 +69,7 @@ tree=$(bash scripts/debian13-tree.sh cross) || fail "step 'toolchain tree' faile
 
 # Runs a command in the tree: the project at /project (read-write: the build directories are in it),
 # /proc, /dev and a fresh /tmp, nothing of the host's environment.
-in_tree() {
-    unshare --mount --propagation private -- bash -euc '
-        tree=$1; shift
-        mount -t proc proc "$tree/proc"
-        mount --bind /dev "$tree/dev"
-        mount -t tmpfs tmpfs "$tree/tmp"
-        mkdir -p "$tree/project"
-        mount --bind "$PROJECT" "$tree/project"
-        exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 "$@"
-    ' bash "$tree" "$@"
-}
-export PROJECT=$project
+in_tree() { bash scripts/in-tree.sh "$tree" --project-rw -- "$@"; }
 
 # The compiler: its version against the minimum (Package.swift's swift-tools-version line).
 minimum=$(sed -n '1s|^// swift-tools-version:\([0-9.]*\).*|\1|p' Package.swift)

@@ -42,20 +42,10 @@ version, path = libcurl_loaded()
 print(f"libcurl8-check: {ae.LIBRARY_PATH} loaded {path}: {version}", flush=True)
 sys.exit(0 if (version or "").startswith("libcurl/8.") else "libcurl8-check: that is not libcurl 8")
 '
-# The tree sees the project read-only at /project, a fresh /tmp, and no variable of the host's but these.
+# The tree sees the project read-only at /project, a fresh /tmp, and no variable of the host's but these
+# (scripts/in-tree.sh).
 inner_library=/project/${library#"$project"/}
-# shellcheck disable=SC2016  # expanded by the inner shells
-unshare --mount --propagation private -- bash -euc '
-    tree=$1 project=$2 library=$3 precheck=$4
-    shift 4
-    mount -t proc proc "$tree/proc"
-    mount --bind /dev "$tree/dev"
-    mount -t tmpfs tmpfs "$tree/tmp"
-    mkdir -p "$tree/project"
-    mount --bind "$project" "$tree/project"
-    mount -o remount,bind,ro "$tree/project"
-    exec chroot "$tree" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 \
-        AE_LIBRARY="$library" PYTHONPATH=/project/Python SWIFT_BACKTRACE=enable=no \
-        /bin/bash -euc "cd /project && python3 -c \"\$0\" && exec python3 -m pytest -q -p no:cacheprovider \"\$@\"" \
-        "$precheck" "$@"
-' bash "$tree" "$project" "$inner_library" "$precheck" "${arguments[@]}"
+# shellcheck disable=SC2016  # expanded by the inner shell
+bash scripts/in-tree.sh "$tree" -- AE_LIBRARY="$inner_library" PYTHONPATH=/project/Python \
+    /bin/bash -euc 'cd /project && python3 -c "$0" && exec python3 -m pytest -q -p no:cacheprovider "$@"' \
+    "$precheck" "${arguments[@]}"
