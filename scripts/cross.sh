@@ -167,16 +167,21 @@ set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig)
 EOF
 fi
 
+# SwiftPM's Swift SDK arguments for a runtime variant, in `args`: the given SDK's, or this tree's bundle.
+swiftpm_sdk_args() {
+    args=("${sdk_args[@]}")
+    if [ "$deb_arch" = arm64 ] && [ -z "$user_sdk" ]; then
+        args=(--swift-sdks-path "$inner_out/sdks" --swift-sdk "debian13-$processor-$1")
+    fi
+}
+
 for runtime in "${runtimes[@]}"; do
     build=$triple-$runtime
     echo "== $triple, $runtime Swift runtime (.build-cross/$build)" >&2
     # The multiarch library directory (GNUInstallDirs picks it for a native build only).
     cmake_args=(-DCMAKE_TOOLCHAIN_FILE="$inner_out/$triple.toolchain.cmake" -DSWIFT_EXECUTABLE=/usr/bin/swift
         -DAE_DEB_COMPRESSION=gzip -DCMAKE_INSTALL_LIBDIR="lib/$gnu")
-    args=("${sdk_args[@]}")
-    if [ "$deb_arch" = arm64 ] && [ -z "$user_sdk" ]; then
-        args=(--swift-sdks-path "$inner_out/sdks" --swift-sdk "debian13-$processor-$runtime")
-    fi
+    swiftpm_sdk_args "$runtime"
     if [ ${#args[@]} -gt 0 ]; then cmake_args+=("-DAE_SWIFTPM_ARGS=$(IFS=';'; echo "${args[*]}")"); fi
     package_args=()
     if [ "$runtime" = shared ]; then
@@ -211,10 +216,7 @@ done
 if [ "$tools" = 1 ]; then
     # In the static-runtime build's SwiftPM directory: the modules they share are compiled once.
     echo "== $triple, the test tools (.build-cross/$triple-static/swiftpm)" >&2
-    args=("${sdk_args[@]}")
-    if [ "$deb_arch" = arm64 ] && [ -z "$user_sdk" ]; then
-        args=(--swift-sdks-path "$inner_out/sdks" --swift-sdk "debian13-$processor-static")
-    fi
+    swiftpm_sdk_args static
     log=$out_host/$triple-tools.log
     if ! in_tree /usr/bin/env PKG_CONFIG_PATH="/usr/lib/$gnu/pkgconfig:/usr/share/pkgconfig" \
         /usr/bin/swift build -c release -Xswiftc -static-stdlib "${args[@]}" --product StoreCrashWriter \
