@@ -5,14 +5,15 @@
 /// waits on the injected clock, store writes — and feeds the results back as events. The flows
 /// decide; nothing here re-checks the world after an await (a late answer is the flow's to drop).
 extension Engine {
-    /// Runs the login flow's actions, in order.
+    /// Runs the login flow's actions, in order (the one flow not in the FlowTable: it lives as long
+    /// as the engine, and calls join it).
     func run(_ actions: [LoginFlow.Action]) {
-        for action in actions {
+        execute(actions) { action in
             switch action {
-            case .emit(let emission):
-                sink.emit(emission)
+            case .emit, .log:
+                break  // shared (Engine.execute)
             case .request(let operation, let request):
-                guard let backend = requestor?.backend else { continue }
+                guard let backend = requestor?.backend else { return }
                 loginTasks[operation] = spawn {
                     let answer = await backend.perform(request)
                     await self.loginAnswered(operation, answer)
@@ -31,7 +32,7 @@ extension Engine {
             case .cancel(let operation):
                 cancelTask(loginTasks.removeValue(forKey: operation))
             case .storeSelectedMVPD(let mvpd):
-                guard let requestor else { continue }
+                guard let requestor else { return }
                 do { try store.setSelectedMVPD(scope, requestor: requestor.id, mvpd) } catch {
                     logger.error("cannot store the selected MVPD: \(error)")
                 }
@@ -43,8 +44,6 @@ extension Engine {
                 partnerCache = (status, clock.nowMillis())
             case .startAuthorization(let call, let resource, let profile):
                 startAuthorization(call, resource, check: false, profile: profile, afterLogin: true)
-            case .log(let level, let message):
-                logger.log(level, message)
             }
         }
     }

@@ -17,76 +17,65 @@ extension Engine {
         let stored = (try? store.profiles(scope, requestor: requestor.id, deviceID: deviceID))?.profiles ?? []
         // The profile being logged out, usable now or not (a partner profile whose platform status
         // lapsed still needs its VSA203).
-        var flow = LogoutFlow(
+        let flow = LogoutFlow(
             call: call, stored: stored, current: currentProfile(),
             scheme: requestor.backend.logsOutDevice ? .device : .perMVPD,
             browserLogin: settings.loginMode == .browser, baseURL: requestor.backend.baseURL)
-        let id = newFlowID()
-        let actions = flow.start()
-        logouts[id] = flow
-        run(logout: id, actions)
-    }
-
-    private func run(logout id: Int, _ actions: [LogoutFlow.Action]) {
-        guard let requestor else { return }
-        let backend = requestor.backend
-        for action in actions {
-            switch action {
-            case .endLogin:
-                run(loginFlow.logout())
-            case .removeStoredProfiles:
-                do {
-                    try store.deleteProfiles(scope, requestor: requestor.id)
-                    try store.setSelectedMVPD(scope, requestor: requestor.id, nil)
-                } catch {
-                    logger.error("cannot remove the stored profile: \(error)")
-                }
-            case .clearPreauthorizationCache:
-                preauthorizationCache.removeAll()
-            case .readUserMetadata:
-                spawn {
-                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.userMetadata() }
-                    await self.logoutEvent(id) { $0.userMetadataAnswered(result) }
-                }
-            case .saveProfileIfStillStored(let profile):
-                saveIfStillStored(profile)
-            case .sendLogout(let mvpd):
-                tellSingleLogout(backend)
-                spawn {
-                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logout(mvpd: mvpd) }
-                    await self.logoutEvent(id) { $0.logoutAnswered(mvpd: mvpd, result) }
-                }
-            case .sendDeviceLogout:
-                tellSingleLogout(backend)
-                spawn {
-                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.logoutDevice() }
-                    await self.logoutEvent(id) { $0.deviceLogoutAnswered(result) }
-                }
-            case .setLogoutRedirectPending:
-                logoutRedirectPending = true
-            case .log(let level, let message):
-                logger.log(level, message)
-            case .emit(let emission):
-                sink.emit(emission)
-            case .done:
-                logouts[id] = nil
-            }
-        }
+        start(flow) { $0.start() }
     }
 
     /// The logout carries the host's SSO token(s): Adobe removes the subject's SSO profile as well
     /// (single logout), which signs out every app and device of the subject. Said once, before.
-    private func tellSingleLogout(_ backend: any Backend) {
+    func tellSingleLogout(_ backend: any Backend) {
         let kinds = backend.identityTokenKinds
         let carried = context.withLock { $0.identityHeaders(kinds, nowMillis: clock.nowMillis()) }.map(\.name)
         guard !carried.isEmpty else { return }
         sink.emit(Emission(.status(StatusCatalog.singleLogout(carried))))
     }
+}
 
-    private func logoutEvent(_ id: Int, _ event: (inout LogoutFlow) -> [LogoutFlow.Action]) {
-        guard var flow = logouts[id] else { return }
-        let actions = event(&flow)
-        logouts[id] = flow
-        run(logout: id, actions)
+extension LogoutFlow: DrivenFlow {
+    static func perform(_ action: Action, of id: FlowID<Self>, on engine: isolated Engine) {
+        guard let requestor = engine.requestor else { return }
+        let backend = requestor.backend
+        switch action {
+        case .endLogin:
+            engine.run(engine.loginFlow.logout())
+        case .removeStoredProfiles:
+            do {
+                try engine.store.deleteProfiles(engine.scope, requestor: requestor.id)
+                try engine.store.setSelectedMVPD(engine.scope, requestor: requestor.id, nil)
+            } catch {
+                engine.logger.error("cannot remove the stored profile: \(error)")
+            }
+        case .clearPreauthorizationCache:
+            engine.preauthorizationCache.removeAll()
+        case .readUserMetadata:
+            engine.request(id) { () async throws(CallFailure) in
+                try await backend.userMetadata()
+            } then: {
+                $0.userMetadataAnswered($1)
+            }
+        case .saveProfileIfStillStored(let profile):
+            engine.saveIfStillStored(profile)
+        case .sendLogout(let mvpd):
+            engine.tellSingleLogout(backend)
+            engine.request(id) { () async throws(CallFailure) in
+                try await backend.logout(mvpd: mvpd)
+            } then: {
+                $0.logoutAnswered(mvpd: mvpd, $1)
+            }
+        case .sendDeviceLogout:
+            engine.tellSingleLogout(backend)
+            engine.request(id) { () async throws(CallFailure) in
+                try await backend.logoutDevice()
+            } then: {
+                $0.deviceLogoutAnswered($1)
+            }
+        case .setLogoutRedirectPending:
+            engine.logoutRedirectPending = true
+        case .log, .emit, .done:
+            break  // shared (Engine.execute)
+        }
     }
 }

@@ -28,7 +28,7 @@ extension Engine {
         let sent = backend.identityTokenKinds
         let carriesIdentity =
             asks.contains { sent.contains($0.0) } || !context.withLock { $0.identityHeaders(sent, nowMillis: now) }.isEmpty
-        var flow = RequestorSetupFlow(
+        let flow = RequestorSetupFlow(
             .init(
                 call: call, partnerConfigured: settings.partner != nil, cachedConfiguration: cached?.0,
                 configurationFresh: cached.map { Self.isFresh(since: $0.fetchedAt, now: now, maxAge: maxAge) } ?? false,
@@ -36,94 +36,98 @@ extension Engine {
                     syncedRecently: storedProfiles?.syncedAt.map { Self.isFresh(since: $0, now: now, maxAge: maxAge) } ?? false,
                     stored: storedProfiles?.profiles ?? [], carriesIdentity: carriesIdentity, now: now),
                 now: now, asksIdentity: asks.contains { $0.1 == .needed }))
-        let actions = flow.start(statuses: statuses)
-        setup = (flow, id, baseURL, backend)
-        runSetup(actions)
-    }
-
-    private func runSetup(_ actions: [RequestorSetupFlow.Action]) {
-        guard let (flow, id, baseURL, backend) = setup else { return }
-        let call = flow.inputs.call
-        let deviceID = context.withLock { $0.deviceID }
-        for action in actions {
-            switch action {
-            case .askIdentityTokens:
-                spawn {
-                    // Waited for: the kinds with no valid token (NEEDED). A held token nearing its
-                    // exp is asked for in the background (refreshIdentityTokensIfNeeded), never
-                    // waited for: setRequestor goes on with it.
-                    await self.askIdentityTokens(self.identityKindsToAsk().filter { $0.1 == .needed })
-                    await self.setupEvent(call) { flow, _ in flow.identityTokensAnswered() }
-                }
-            case .askPartnerStatus:
-                spawn {
-                    let status = await self.refreshPartnerStatus()
-                    await self.setupPartnerStatus(call, status)
-                }
-            case .emit(let emission):
-                sink.emit(emission)
-            case .fetchConfiguration:
-                spawn {
-                    let result = await CallFailure.capture { () async throws(CallFailure) in try await backend.configuration() }
-                    await self.setupEvent(call) { flow, _ in flow.configurationAnswered(result) }
-                }
-            case .fetchProfiles(let partnerStatus):
-                spawn {
-                    let result = await CallFailure.capture { () async throws(CallFailure) in
-                        try await backend.profiles(partnerStatus: partnerStatus)
-                    }
-                    await self.setupEvent(call) { flow, _ in flow.profilesAnswered(result) }
-                }
-            case .saveConfiguration(let configuration):
-                // Times taken after the answers: their Date header may just have set Adobe's clock.
-                do { try store.saveConfiguration(scope, configuration, fetchedAt: clock.nowMillis()) } catch {
-                    logger.error("cannot store the configuration: \(error)")
-                }
-            case .replaceProfiles(let answered, let configuration):
-                let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
-                let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
-                let profiles = backend.synced(answered, stored: stored, configuration: configuration, now: synced)
-                do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
-                    logger.error("cannot store profiles: \(error)")
-                }
-            case .log(let level, let message):
-                logger.log(level, message)
-            case .ready(let configuration):
-                let ready = Requestor(
-                    id: id, configuration: configuration,
-                    backend: self.backend(for: baseURL, requestor: id, configuration: configuration))
-                requestor = ready
-                loginFlow.requestorReady(loginRequestor(ready))
-                let current = currentProfile() != nil
-                let status = partnerCache?.status
-                let now = clock.nowMillis()
-                setupEvent(call) { flow, _ in
-                    flow.requestorReady(hasCurrentProfile: current, partnerStatus: status, configuration: configuration, now: now)
-                }
-            case .silentExchange(let status):
-                spawn {
-                    await self.silentPartnerExchange(status)
-                    await self.setupEvent(call) { flow, _ in flow.exchangeFinished() }
-                }
-            case .finish(let outcome, let explanation):
-                setup = nil
-                finishSetRequestor(call, outcome, explanation: explanation)
-            case .preconnect:
-                executor.preconnect(to: baseURL)
-            }
+        // A newer setRequestor replaces the one in progress: the old one's late answers are dropped.
+        if let running = setup { end(running) }
+        setup = start(flow, context: SetupContext(call: call, requestorID: id, baseURL: baseURL, backend: backend)) {
+            $0.start(statuses: statuses)
         }
     }
 
-    private func setupPartnerStatus(_ call: CallID, _ status: PartnerStatus) {
+    fileprivate func setupPartnerStatus(_ id: FlowID<RequestorSetupFlow>, _ status: PartnerStatus) {
         let advisory = partnerAdvisory(status, checkingAuthentication: false)
-        setupEvent(call) { flow, _ in flow.partnerStatusAnswered(status, advisory: advisory) }
+        feed(id) { $0.partnerStatusAnswered(status, advisory: advisory) }
     }
+}
 
-    /// Feeds an event to the setup of `call` (none: ended, or a newer setRequestor replaced it).
-    private func setupEvent(_ call: CallID, _ event: (inout RequestorSetupFlow, Void) -> [RequestorSetupFlow.Action]) {
-        guard var current = setup, current.flow.inputs.call == call else { return }
-        let actions = event(&current.flow, ())
-        setup?.flow = current.flow
-        runSetup(actions)
+/// What the setup's driver keeps beside the flow.
+struct SetupContext: Sendable {
+    let call: CallID
+    let requestorID: String
+    let baseURL: String
+    let backend: any Backend
+}
+
+extension RequestorSetupFlow: DrivenFlow {
+    static func perform(_ action: Action, of flowID: FlowID<Self>, on engine: isolated Engine) {
+        guard let setup = engine.context(of: flowID, as: SetupContext.self) else { return }
+        let (id, baseURL, backend) = (setup.requestorID, setup.baseURL, setup.backend)
+        let (store, scope, clock, logger) = (engine.store, engine.scope, engine.clock, engine.logger)
+        let deviceID = engine.context.withLock { $0.deviceID }
+        switch action {
+        case .askIdentityTokens:
+            engine.answer(flowID) {
+                // Waited for: the kinds with no valid token (NEEDED). A held token nearing its
+                // exp is asked for in the background (refreshIdentityTokensIfNeeded), never
+                // waited for: setRequestor goes on with it.
+                await engine.askIdentityTokens(engine.identityKindsToAsk().filter { $0.1 == .needed })
+            } then: { flow, _ in
+                flow.identityTokensAnswered()
+            }
+        case .askPartnerStatus:
+            engine.spawn {
+                let status = await engine.refreshPartnerStatus()
+                await engine.setupPartnerStatus(flowID, status)
+            }
+        case .fetchConfiguration:
+            engine.request(flowID) { () async throws(CallFailure) in
+                try await backend.configuration()
+            } then: {
+                $0.configurationAnswered($1)
+            }
+        case .fetchProfiles(let partnerStatus):
+            engine.request(flowID) { () async throws(CallFailure) in
+                try await backend.profiles(partnerStatus: partnerStatus)
+            } then: {
+                $0.profilesAnswered($1)
+            }
+        case .saveConfiguration(let configuration):
+            // Times taken after the answers: their Date header may just have set Adobe's clock.
+            do { try store.saveConfiguration(scope, configuration, fetchedAt: clock.nowMillis()) } catch {
+                logger.error("cannot store the configuration: \(error)")
+            }
+        case .replaceProfiles(let answered, let configuration):
+            let stored = (try? store.profiles(scope, requestor: id, deviceID: deviceID))?.profiles ?? []
+            let synced = clock.nowMillis()  // after the answer: its Date header may have just set Adobe's clock
+            let profiles = backend.synced(answered, stored: stored, configuration: configuration, now: synced)
+            do { try store.replaceProfiles(scope, requestor: id, deviceID: deviceID, with: profiles, syncedAt: synced) } catch {
+                logger.error("cannot store profiles: \(error)")
+            }
+        case .ready(let configuration):
+            let ready = Engine.Requestor(
+                id: id, configuration: configuration,
+                backend: engine.backend(for: baseURL, requestor: id, configuration: configuration))
+            engine.requestor = ready
+            engine.loginFlow.requestorReady(engine.loginRequestor(ready))
+            let current = engine.currentProfile() != nil
+            let status = engine.partnerCache?.status
+            let now = clock.nowMillis()
+            engine.feed(flowID) {
+                $0.requestorReady(hasCurrentProfile: current, partnerStatus: status, configuration: configuration, now: now)
+            }
+        case .silentExchange(let status):
+            engine.answer(flowID) {
+                await engine.silentPartnerExchange(status)
+            } then: { flow, _ in
+                flow.exchangeFinished()
+            }
+        case .finish(let outcome, let explanation):
+            engine.end(flowID)
+            engine.setup = nil
+            engine.finishSetRequestor(setup.call, outcome, explanation: explanation)
+        case .preconnect:
+            engine.executor.preconnect(to: baseURL)
+        case .emit, .log:
+            break  // shared (Engine.execute)
+        }
     }
 }

@@ -64,6 +64,6 @@ extension Engine {
             if let status { emit(.status(status), calls: [call]) }
             end(call, .setAuthenticationStatus(0, AccessEnablerErrorCode.userNotAuthenticated), explanation: status ?? explanation)
         }
-        trackAuthentication(success: profile != nil, profile: profile, cached: profile != nil)
+        emit(tracking.authentication(success: profile != nil, profile: profile, cached: profile != nil))
     }
 }

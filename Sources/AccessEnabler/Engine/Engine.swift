@@ -36,22 +36,21 @@ package actor Engine {
     }
     /// The requestor's id, for the gate's facts on the facade's threads.
     private nonisolated let readyRequestorID = Locked<String?>(nil)
-    /// setRequestor's steps in progress (Engine+Setup.swift).
-    var setup: (flow: RequestorSetupFlow, id: String, baseURL: String, backend: any Backend)?
+    /// Every flow in progress but the login (Engine+Flows.swift drives them).
+    var flows = FlowTable()
+    /// setRequestor's steps in progress (Engine+Setup.swift), in `flows`.
+    var setup: FlowID<RequestorSetupFlow>?
     /// The login (getAuthentication, setSelectedProvider, ...; Engine+Login.swift runs it).
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
     var loginTasks: [LoginOperation: Int] = [:]
     /// Preauthorization decisions for five minutes (PreauthorizationFlow decides what goes in).
     var preauthorizationCache = PreauthorizationCache()
-    /// The decision flows in progress, by flow id (Engine+Decisions.swift).
-    var authorizations: [Int: AuthorizationFlow] = [:]
-    var preauthorizations: [Int: PreauthorizationFlow] = [:]
-    var logouts: [Int: LogoutFlow] = [:]
-    private var nextFlowID = 1
     /// True while the engine runs actions with the store held open (Engine+Decisions.swift).
     var keepingStoreOpen = false
-    var preauthorizeLimit: Int
+    /// Resources per preauthorization request: lowered when Adobe refuses as many (read by the
+    /// flows' events on the engine's thread; Locked so that their closures may read it).
+    nonisolated let preauthorizeLimit: Locked<Int>
     var logoutRedirectPending = false
     /// The partner status and when it was asked (refreshed by setRequestor and when stale); read
     /// by the gate's facts on the facade's threads too.
@@ -81,7 +80,7 @@ package actor Engine {
         self.clock = clock
         self.logger = logger
         self.sink = sink
-        self.preauthorizeLimit = max(1, settings.preauthorizeLimit)
+        self.preauthorizeLimit = Locked(max(1, settings.preauthorizeLimit))
         self.loginFlow = LoginFlow(settings: Self.loginSettings(settings, tracking: tracking))
         self.gate = Locked(RequestorGate(tracking: tracking))
     }
@@ -303,11 +302,6 @@ package actor Engine {
             return Array(providers.byURL.values)
         }
         for provider in fetching { provider.shutdown() }
-    }
-
-    func newFlowID() -> Int {
-        defer { nextFlowID += 1 }
-        return nextFlowID
     }
 
     /// True when `since` (a time read from the store) is at most `maxAge` ago; a time in the future

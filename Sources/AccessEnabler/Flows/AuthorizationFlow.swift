@@ -8,6 +8,8 @@
 ///
 /// States (`State`):
 /// - `idle`: created, `start()` not called yet.
+/// - `askingPartner`: a partner profile's `AP-Partner-Framework-Status` value is being asked for
+///   (`askPartnerHeader`); `partnerHeaderAnswered` goes on.
 /// - `deciding(attempt)`: the decision request of `attempt` (0 first, then 1, 2) is out.
 /// - `waitingToRetry(attempt)`: the backoff before `attempt` runs.
 /// - `finished`: the call ended here, or went on in a login (`joinLogin`).
@@ -15,6 +17,7 @@
 struct AuthorizationFlow: Sendable {
     enum State: Equatable, Sendable {
         case idle
+        case askingPartner
         case deciding(attempt: Int)
         case waitingToRetry(attempt: Int)
         case finished
@@ -33,6 +36,10 @@ struct AuthorizationFlow: Sendable {
     }
 
     enum Action: Sendable {
+        /// A partner profile is decided on only with a usable partner status (ProfileUse): its
+        /// header value, or the SDK's refusal (Engine.partnerHeaderForDecisions), goes to
+        /// `partnerHeaderAnswered`.
+        case askPartnerHeader(Profile)
         case sendDecisionRequest(DecisionRequest)
         /// Wait `ItemRetry.baseDelayNanos(attempt:)` plus jitter, then `retryTimerFired(attempt:)`.
         case waitToRetry(attempt: Int)
@@ -54,7 +61,6 @@ struct AuthorizationFlow: Sendable {
     let check: Bool
     let profile: Profile?
     let afterLogin: Bool
-    let partner: Result<String, EnhancedError>?
     let authorizedUntil: Int64?
     private let tracking: TrackingValues
     private(set) var state: State = .idle
@@ -64,19 +70,16 @@ struct AuthorizationFlow: Sendable {
     /// - Parameters:
     ///   - profile: the current profile (ProfileUse.current); nil when the viewer is not authenticated.
     ///     After a login (`afterLogin`), the profile the login made.
-    ///   - partner: for a partner profile, the `AP-Partner-Framework-Status` value, or the SDK's
-    ///     refusal when the status is not usable for it (Engine.partnerHeaderForDecisions); nil otherwise.
     ///   - authorizedUntil: V1, the stored authorization's expiry when it is still in the future.
     init(
         call: CallID, resource: String, check: Bool, profile: Profile?, afterLogin: Bool = false,
-        partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil, tracking: TrackingValues
+        authorizedUntil: Int64? = nil, tracking: TrackingValues
     ) {
         self.call = call
         self.resource = resource
         self.check = check
         self.profile = profile
         self.afterLogin = afterLogin
-        self.partner = partner
         self.authorizedUntil = authorizedUntil
         self.tracking = tracking
     }
@@ -98,14 +101,25 @@ struct AuthorizationFlow: Sendable {
             return [.joinLogin(call, resource: resource), .done]
         }
         if ProfileUse.isPartnerProfile(profile) {
-            switch partner {
-            case .success(let value)?: header = value
-            case .failure(let refusal)?: return denied(refusal, profile: profile)
-            case nil: break  // the driver gave none: sent without (Adobe then refuses it)
-            }
+            state = .askingPartner
+            return [.askPartnerHeader(profile)]
         }
         state = .deciding(attempt: 0)
         return [.sendDecisionRequest(request(0, profile))]
+    }
+
+    /// A partner profile's header value (sent with every attempt), or the SDK's refusal: then no
+    /// request goes out and the profile stays.
+    mutating func partnerHeaderAnswered(_ answer: Result<String, EnhancedError>) -> [Action] {
+        guard state == .askingPartner, let profile else { return [] }
+        switch answer {
+        case .success(let value):
+            header = value
+            state = .deciding(attempt: 0)
+            return [.sendDecisionRequest(request(0, profile))]
+        case .failure(let refusal):
+            return denied(refusal, profile: profile)
+        }
     }
 
     mutating func decisionAnswered(attempt: Int, _ result: Result<[Decision], CallFailure>) -> [Action] {

@@ -61,7 +61,7 @@ extension LoginFlow {
                 case .authorization(let call, _):
                     actions.append(.emit(Emission(authenticated, calls: [call])))
                 }
-                actions.append(.emit(Emission(trackAuthentication(success: true, profile: profile, cached: false))))
+                actions.append(.emit(Emission(settings.tracking.authentication(success: true, profile: profile, cached: false))))
                 if case .authorization(let call, let resource) = waiter {
                     actions.append(.startAuthorization(call, resource: resource, profile: profile))
                 }
@@ -76,13 +76,13 @@ extension LoginFlow {
                 case .authorization(let call, _):
                     actions.append(.emit(Emission(notAuthenticated, calls: [call])))
                 }
-                actions.append(.emit(Emission(trackAuthentication(success: false, profile: nil, cached: false))))
+                actions.append(.emit(Emission(settings.tracking.authentication(success: false, profile: nil, cached: false))))
                 if case .authorization(let call, let resource) = waiter {
                     let failed = Event.tokenRequestFailed(
                         resource: resource, code: AccessEnablerErrorCode.userNotAuthenticated,
                         description: status?.message ?? "The viewer did not authenticate.")
                     actions.append(.emit(.end(call, failed, explanation: status)))
-                    actions.append(.emit(Emission(trackAuthorizationFailure())))
+                    actions.append(.emit(Emission(settings.tracking.authorization(success: false, profile: nil))))
                 }
             }
         }
@@ -149,34 +149,5 @@ extension LoginFlow {
     /// `event` for the calls waiting for the login.
     func emit(_ event: Event, to waiters: [Waiter]) -> Action {
         .emit(Emission(event, calls: waiters.map(\.call)))
-    }
-
-    /// authN: [success, mvpd, GUID (MD5 of the user id), cached, deviceType, clientType, os].
-    func trackAuthentication(success: Bool, profile: Profile?, cached: Bool) -> Event {
-        let tracking = settings.tracking
-        return .sendTrackingData(
-            event: TrackingEvent.authentication,
-            data: [
-                String(success), profile?.mvpd ?? "", profile?.userID.map(Digest.md5Hex) ?? "", String(cached),
-                tracking.deviceType, tracking.clientType, tracking.os,
-            ])
-    }
-
-    /// authZ of a waiter whose login failed: [false, "", "", "false", "", "", deviceType, clientType, os].
-    func trackAuthorizationFailure() -> Event {
-        let tracking = settings.tracking
-        return .sendTrackingData(
-            event: TrackingEvent.authorization,
-            data: [
-                "false", "", "", "false", "", "", tracking.deviceType, tracking.clientType, tracking.os,
-            ])
-    }
-
-    /// MVPD selection: [mvpd, deviceType, clientType, os].
-    func trackSelection(_ mvpd: String) -> Event {
-        let tracking = settings.tracking
-        return .sendTrackingData(
-            event: TrackingEvent.mvpdSelection,
-            data: [mvpd, tracking.deviceType, tracking.clientType, tracking.os])
     }
 }

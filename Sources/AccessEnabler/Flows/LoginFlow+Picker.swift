@@ -74,7 +74,7 @@ extension LoginFlow {
                     return fallBack(PartnerExchangeFlow.pickedProviderUnsupported(error.detail))
                 }
                 login?.mvpd = mvpd.id
-                return [.storeSelectedMVPD(mvpd.id), .emit(Emission(trackSelection(mvpd.id)))]
+                return [.storeSelectedMVPD(mvpd.id), .emit(Emission(settings.tracking.selection(mvpd.id)))]
                     + startCodeLogin(mvpd, continuing: nil)
             }
             return fallBack(status)
@@ -108,7 +108,7 @@ extension LoginFlow {
             channelIdentifier: requestor?.channelIdentifier ?? "",
             partnerTimeoutMillis: settings.partner?.timeoutMillis)
         let actions = exchange.start()
-        return [.cachePartnerStatus(status), .storeSelectedMVPD(mvpd.id), .emit(Emission(trackSelection(mvpd.id)))]
+        return [.cachePartnerStatus(status), .storeSelectedMVPD(mvpd.id), .emit(Emission(settings.tracking.selection(mvpd.id)))]
             + follow(exchange, partnerStatus: status.headerValue, actions)
     }
 

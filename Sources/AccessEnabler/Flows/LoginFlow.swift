@@ -231,7 +231,7 @@ package struct LoginFlow: Sendable {
             return (status.map { [.emit(Emission(.status($0), calls: [call]))] } ?? [])
                 + [
                     .emit(.end(call, .setAuthenticationStatus(1, AccessEnablerErrorCode.userAuthenticated), explanation: status)),
-                    .emit(Emission(trackAuthentication(success: true, profile: current, cached: true))),
+                    .emit(Emission(settings.tracking.authentication(success: true, profile: current, cached: true))),
                 ]
         }
         // The free preview is over; the viewer may choose another provider (or the TempPass again: N111 + 0).
@@ -300,7 +300,7 @@ package struct LoginFlow: Sendable {
                 code: AccessEnablerErrorCode.genericAuthentication,
                 status: AdvancedStatus("N500", .error, "MVPD '\(id)' is not in the requestor's configuration."))
         }
-        var actions: [Action] = [.storeSelectedMVPD(id), .emit(Emission(trackSelection(id)))]
+        var actions: [Action] = [.storeSelectedMVPD(id), .emit(Emission(settings.tracking.selection(id)))]
         // A new selection replaces the login in progress (its code is abandoned, polling stops).
         let (cancelled, dismissal) = stop(keeping: true)
         actions += cancelled

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The sendTrackingData events the flows emit, built from the device fields (pure: the same
-/// arrays as Engine+Tracking.swift).
+/// The sendTrackingData events the flows emit, built from the device fields: the one home of
+/// AccessEnabler's tracking arrays (pure).
 extension TrackingValues {
     /// authN: [success, mvpd, GUID (MD5 of the user id), cached, deviceType, clientType, os].
     func authentication(success: Bool, profile: Profile?, cached: Bool) -> Event {
@@ -21,5 +21,10 @@ extension TrackingValues {
                 String(success), profile?.mvpd ?? "", profile?.userID.map(Digest.md5Hex) ?? "", "false",
                 error?.code ?? "", error?.details ?? error?.message ?? "", deviceType, clientType, os,
             ])
+    }
+
+    /// MVPD selection: [mvpd, deviceType, clientType, os].
+    func selection(_ mvpd: String) -> Event {
+        .sendTrackingData(event: TrackingEvent.mvpdSelection, data: [mvpd, deviceType, clientType, os])
     }
 }

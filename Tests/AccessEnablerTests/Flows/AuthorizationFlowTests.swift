@@ -10,16 +10,25 @@ import Testing
 
     static func flow(
         _ resource: String = "LIVE", check: Bool = false, profile: Profile? = .regular(), afterLogin: Bool = false,
-        partner: Result<String, EnhancedError>? = nil, authorizedUntil: Int64? = nil
+        authorizedUntil: Int64? = nil
     ) -> AuthorizationFlow {
         AuthorizationFlow(
             call: id, resource: resource, check: check, profile: profile, afterLogin: afterLogin,
-            partner: partner, authorizedUntil: authorizedUntil, tracking: .test)
+            authorizedUntil: authorizedUntil, tracking: .test)
+    }
+
+    /// Starts `flow`; a partner profile's header question is answered with `partner`.
+    static func start(_ flow: inout AuthorizationFlow, partner: Result<String, EnhancedError>) -> [AuthorizationFlow.Action] {
+        let actions = flow.start()
+        guard case .askPartnerHeader(let profile)? = actions.first else { return actions }
+        #expect(actions.count == 1 && profile == flow.profile && flow.state == .askingPartner)
+        return flow.partnerHeaderAnswered(partner)
     }
 
     static func describe(_ actions: [AuthorizationFlow.Action]) -> [String] {
         actions.map { action in
             switch action {
+            case .askPartnerHeader(let profile): "askPartnerHeader(\(profile.mvpd))"
             case .sendDecisionRequest(let request):
                 "send#\(request.attempt) \(request.resource) mvpd=\(request.profile.mvpd) header=\(request.partnerHeader ?? "-") "
                     + "until=\(request.authorizedUntil.map(String.init) ?? "-")"
@@ -181,13 +190,14 @@ import Testing
     // MARK: Partner profiles
 
     @Test func aPartnerProfileSendsThePartnerHeaderWithEveryAttempt() {
-        var flow = Self.flow(profile: .partner(), partner: .success("PFS"))
-        #expect(Self.describe(flow.start()) == ["send#0 LIVE mvpd=Cablevision header=PFS until=-"])
+        var flow = Self.flow(profile: .partner())
+        #expect(Self.describe(Self.start(&flow, partner: .success("PFS"))) == ["send#0 LIVE mvpd=Cablevision header=PFS until=-"])
         _ = flow.decisionAnswered(attempt: 0, .success([.deny("LIVE", .adobe("internal_error", action: "retry"))]))
         #expect(Self.describe(flow.retryTimerFired(attempt: 1)) == ["send#1 LIVE mvpd=Cablevision header=PFS until=-"])
-        // A header given for a profile that is not a partner profile is not sent.
-        flow = Self.flow(partner: .success("PFS"))
+        // A profile that is not a partner profile asks for no header, and sends none.
+        flow = Self.flow()
         #expect(Self.describe(flow.start()) == ["send#0 LIVE mvpd=Cablevision header=- until=-"])
+        #expect(flow.partnerHeaderAnswered(.success("PFS")).isEmpty)
     }
 
     @Test(arguments: [
@@ -207,17 +217,19 @@ import Testing
         let refusal = EnhancedError.sdk(
             "invalid_header_pfs_permission_access_not_granted", action: "authentication",
             message: "The platform's TV provider status cannot be used (denied); the viewer must authenticate again.")
-        var flow = Self.flow(check: check, profile: .partner(), partner: .failure(refusal))
-        let actions = Self.describe(flow.start())
+        var flow = Self.flow(check: check, profile: .partner())
+        #expect(Self.describe(flow.start()) == ["askPartnerHeader(Cablevision)"])
+        let actions = Self.describe(flow.partnerHeaderAnswered(.failure(refusal)))
         #expect(Array(actions.prefix(1 + tail.count)) == ["emit[7] status(VSA403 invalid_header_pfs_permission_access_not_granted)"] + tail)
         #expect(!actions.contains { $0.hasPrefix("send") || $0.hasPrefix("delete") })
     }
 
     @Test func adobesRefusalOfThePartnerStatusKeepsTheProfile() {
         let refusal = EnhancedError.adobe("invalid_header_pfs_provider_id_mismatch", action: "authentication", status: 400)
-        var flow = Self.flow(profile: .partner(), partner: .success("PFS"))
+        var flow = Self.flow(profile: .partner())
+        _ = Self.start(&flow, partner: .success("PFS"))
         #expect(
-            Self.decide(&flow, .failure(.enhanced(refusal)))
+            Self.describe(flow.decisionAnswered(attempt: 0, .failure(.enhanced(refusal))))
                 == ["emit[7] status(N000 invalid_header_pfs_provider_id_mismatch)", "joinLogin#7(LIVE)", "done"])
     }
 
