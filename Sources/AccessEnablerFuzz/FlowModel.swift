@@ -129,7 +129,10 @@ enum FuzzHeaders {
 
 // MARK: Endpoints
 
-/// Every endpoint the SDK calls, as it calls it (method and path).
+/// Every endpoint the SDK calls. The case order is the corpora's numbering (FlowAnswers reads
+/// eight bytes per endpoint in this order; `Fuzz/make-seeds.py`'s FLOW_ENDPOINTS is the same list
+/// by name, checked by FuzzCorpusTests): append only. Which request is which endpoint comes from
+/// the catalogues (V2Operation, V1Operation): a new operation without its case here does not compile.
 enum FlowEndpoint: Int, CaseIterable {
     case register, token
     case configuration, profiles, profileByMVPD, profileByCode, createSession, resumeSession, retrieveSession
@@ -137,49 +140,51 @@ enum FlowEndpoint: Int, CaseIterable {
     case v1Configuration, v1RegistrationCode, v1AuthenticationToken, v1Authorize, v1MediaToken, v1Preauthorize
     case v1UserMetadata, v1Logout, v1FreePreview, v1ProfileRequest, v1TokenExchange
 
+    init(_ operation: V2Operation) {
+        self =
+            switch operation {
+            case .configuration: .configuration
+            case .profiles: .profiles
+            case .profileByMVPD: .profileByMVPD
+            case .profileByCode: .profileByCode
+            case .createSession: .createSession
+            case .resumeSession: .resumeSession
+            case .retrieveSession: .retrieveSession
+            case .authorize: .authorize
+            case .preauthorize: .preauthorize
+            case .partnerSession: .partnerSession
+            case .partnerProfile: .partnerProfile
+            case .logout: .logout
+            }
+    }
+
+    init(_ operation: V1Operation) {
+        self =
+            switch operation {
+            case .configuration: .v1Configuration
+            case .registrationCode: .v1RegistrationCode
+            case .authenticationToken: .v1AuthenticationToken
+            case .freePreview: .v1FreePreview
+            case .authorize: .v1Authorize
+            case .mediaToken: .v1MediaToken
+            case .preauthorize: .v1Preauthorize
+            case .userMetadata: .v1UserMetadata
+            case .logout: .v1Logout
+            case .profileRequest: .v1ProfileRequest
+            case .tokenExchange: .v1TokenExchange
+            }
+    }
+
     /// The endpoint of a request (path after the service URL); nil for one the SDK should not call.
     static func route(method: String, path: String) -> FlowEndpoint? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        switch (method, segments.count, segments.first ?? "") {
-        case ("POST", 3, "o") where segments[1] == "client" && segments[2] == "register": return .register
-        case ("POST", 3, "o") where segments[1] == "client" && segments[2] == "token": return .token
-        case ("POST", 4, "reggie") where segments[1] == "v1" && segments[3] == "regcode": return .v1RegistrationCode
+        switch (method, path) {
+        case ("POST", "/o/client/register"): return .register
+        case ("POST", "/o/client/token"): return .token
         default: break
         }
-        guard segments.count >= 3, segments[0] == "api" else { return nil }
-        let rest = Array(segments.dropFirst(2))
-        if segments[1] == "v1" {
-            switch (method, rest.count, rest[0]) {
-            case ("GET", 2, "config"): return .v1Configuration
-            case ("GET", 2, "tokens") where rest[1] == "authn": return .v1AuthenticationToken
-            case ("POST", 2, "tokens") where rest[1] == "authn": return .v1TokenExchange
-            case ("GET", 2, "tokens") where rest[1] == "media": return .v1MediaToken
-            case ("GET", 2, "tokens") where rest[1] == "usermetadata": return .v1UserMetadata
-            case ("GET", 1, "authorize"): return .v1Authorize
-            case ("GET", 1, "preauthorize"): return .v1Preauthorize
-            case ("DELETE", 1, "logout"): return .v1Logout
-            case ("POST", 2, "authenticate") where rest[1] == "freepreview": return .v1FreePreview
-            case ("GET", 3, _) where rest[1] == "profile-requests": return .v1ProfileRequest
-            default: return nil
-            }
-        }
-        guard segments[1] == "v2", rest.count >= 2 else { return nil }
-        let tail = Array(rest.dropFirst())  // after the service provider
-        switch (method, tail.count, tail[0]) {
-        case ("GET", 1, "configuration"): return .configuration
-        case ("GET", 1, "profiles"): return .profiles
-        case ("GET", 2, "profiles"): return .profileByMVPD
-        case ("GET", 3, "profiles") where tail[1] == "code": return .profileByCode
-        case ("POST", 3, "profiles") where tail[1] == "sso": return .partnerProfile
-        case ("POST", 1, "sessions"): return .createSession
-        case ("POST", 3, "sessions") where tail[1] == "sso": return .partnerSession
-        case ("POST", 2, "sessions"): return .resumeSession
-        case ("GET", 2, "sessions"): return .retrieveSession
-        case ("POST", 3, "decisions") where tail[1] == "authorize": return .authorize
-        case ("POST", 3, "decisions") where tail[1] == "preauthorize": return .preauthorize
-        case ("GET", 2, "logout"): return .logout
-        default: return nil
-        }
+        if let (operation, _) = V2Operation.match(method: method, path: path) { return FlowEndpoint(operation) }
+        if let (operation, _) = V1Operation.match(method: method, path: path) { return FlowEndpoint(operation) }
+        return nil
     }
 
     /// Second-screen polling: V2 profiles/code, V1 tokens/authn.
@@ -785,4 +790,10 @@ enum RequestChecks {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
+}
+
+extension FuzzTargets {
+    /// The flow-answers target's endpoint names in their numbering (`Fuzz/make-seeds.py` writes
+    /// its seeds by this order: FuzzCorpusTests compares the two lists).
+    package static var flowEndpointNames: [String] { FlowEndpoint.allCases.map { "\($0)" } }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzzServerAnswer: Adobe's answers (REST API V2, V1 and DCR bodies, enhanced and legacy errors)
-// through the SDK's own request path: V2Backend / V1Backend → RequestExecutor.send → decoding,
+// through the SDK's own request path: V2Client / V1Client → RequestExecutor.send → decoding,
 // with an in-memory transport that hands back the fuzzed answer.
 import AccessEnabler
 import AccessEnablerTesting
@@ -69,27 +69,28 @@ enum ServerAnswerFuzz {
         let transport = AnswerTransport()
         let store: TokenStore
         let scope = StoreScope(softwareStatement: "fuzz.software.statement", api: "v2")
-        let backend: V2Backend
-        let v1: V1Backend
+        let backend: V2Client
+        let v1: V1Client
 
         init() {
             store = try! TokenStore(path: nil)
             backend = Self.backend(transport, store, scope)
-            v1 = V1Backend(
+            v1 = V1Client(
                 executor: backend.executor, tokens: backend.tokens, baseURL: AnswerTransport.baseURL,
                 context: backend.context)
         }
 
         /// A backend with its own executor: after a 429 an executor paces requests one per second
         /// for ten seconds, which must not slow the next inputs down.
-        static func backend(_ transport: AnswerTransport, _ store: TokenStore, _ scope: StoreScope) -> V2Backend {
+        static func backend(_ transport: AnswerTransport, _ store: TokenStore, _ scope: StoreScope) -> V2Client {
             let executor = RequestExecutor(transport: transport, requestsPerSecond: 0, logger: .silent)
             let context: @Sendable () -> DeviceContext = { DeviceContext(deviceID: deviceID, deviceInfo: "e30=") }
             let tokens = AccessTokenProvider(
                 executor: executor, store: store, scope: scope, baseURL: AnswerTransport.baseURL,
                 softwareStatement: "fuzz.software.statement", redirectURL: "adobepass://android.app", context: context,
                 clock: SystemClock(), logger: .silent)
-            return V2Backend(executor: executor, tokens: tokens, baseURL: AnswerTransport.baseURL, context: context)
+            return V2Client(
+                executor: executor, tokens: tokens, baseURL: AnswerTransport.baseURL, requestorID: requestor, context: context)
         }
     }
 
@@ -187,7 +188,7 @@ enum ServerAnswerFuzz {
         }
     }
 
-    /// One V2 endpoint through V2Backend (the request path the flows use).
+    /// One V2 endpoint through V2Client (the request path the flows use).
     static func backendCall(_ operation: Int, _ response: HTTPResponse) throws(FuzzFailure) {
         let world = world
         world.transport.answer.withLock { $0 = response }
@@ -230,7 +231,7 @@ enum ServerAnswerFuzz {
         }
     }
 
-    /// One V1 endpoint through V1Backend: its error answers become what V1Errors names (same
+    /// One V1 endpoint through V1Client: its error answers become what V1Errors names (same
     /// HTTP status), a success only comes from a 2xx answer, and what is kept reads back.
     static func v1Call(_ operation: V1Operation, _ response: HTTPResponse) throws(FuzzFailure) {
         let failure = V1Errors.failure(from: response, operation: operation)
@@ -244,7 +245,7 @@ enum ServerAnswerFuzz {
             response.status == 429
             ? {
                 let fresh = World.backend(world.transport, world.store, world.scope)
-                return V1Backend(executor: fresh.executor, tokens: fresh.tokens, baseURL: fresh.baseURL, context: fresh.context)
+                return V1Client(executor: fresh.executor, tokens: fresh.tokens, baseURL: fresh.baseURL, context: fresh.context)
             }()
             : world.v1
         let profile = Profile(
@@ -285,7 +286,7 @@ enum ServerAnswerFuzz {
         }
     }
 
-    static func v1Result(_ backend: V1Backend, _ operation: V1Operation, _ profile: Profile) async throws(CallFailure)
+    static func v1Result(_ backend: V1Client, _ operation: V1Operation, _ profile: Profile) async throws(CallFailure)
         -> BackendResult
     {
         let requestor = requestor
@@ -341,38 +342,33 @@ enum ServerAnswerFuzz {
         case other
     }
 
-    static func call(_ backend: V2Backend, _ operation: Int) async throws(CallFailure) -> BackendResult {
-        let requestor = requestor
-        switch operation {
-        case 0: return .configuration(try await backend.configuration(requestor))
-        case 1: return .profiles(try await backend.profiles(requestor, partnerStatus: "e30="))
-        case 2: return .profiles(try await backend.profile(requestor, mvpd: "Cablevision").map { [$0] } ?? [])
-        case 3: return .profiles(try await backend.profile(requestor, code: "8ER640M").map { [$0] } ?? [])
-        case 4:
+    /// `operation`: V2Operation's index (the catalogue's order is the corpora's numbering: append only).
+    static func call(_ backend: V2Client, _ operation: Int) async throws(CallFailure) -> BackendResult {
+        switch V2Operation.allCases[operation] {
+        case .configuration: return .configuration(try await backend.configuration())
+        case .profiles: return .profiles(try await backend.profiles(partnerStatus: "e30="))
+        case .profileByMVPD: return .profiles(try await backend.profile(mvpd: "Cablevision").map { [$0] } ?? [])
+        case .profileByCode: return .profiles(try await backend.profile(code: "8ER640M").map { [$0] } ?? [])
+        case .createSession:
             return .session(
-                try await backend.createSession(
-                    requestor, mvpd: "Cablevision", domainName: "adobe.com",
-                    redirectURL: "https://adobe.com"))
-        case 5: return .session(try await backend.resumeSession(requestor, code: "8ER640M", parameters: [("mvpd", "Cablevision")]))
-        case 6:
-            let status = try await backend.sessionStatus(requestor, code: "8ER640M")
+                try await backend.createSession(mvpd: "Cablevision", domainName: "adobe.com", redirectURL: "https://adobe.com"))
+        case .resumeSession: return .session(try await backend.resumeSession(code: "8ER640M", parameters: [("mvpd", "Cablevision")]))
+        case .retrieveSession:
+            let status = try await backend.sessionStatus(code: "8ER640M")
             _ = (status.existingParameters.count, status.missingParameters.count, status.notAfter)
             return .other
-        case 7: return .decisions(try await backend.authorize(requestor, mvpd: "Cablevision", resources: ["REF30"]))
-        case 8: return .decisions(try await backend.preauthorize(requestor, mvpd: "Cablevision", resources: ["a", "b"]))
-        case 9:
+        case .authorize: return .decisions(try await backend.authorize(mvpd: "Cablevision", resources: ["REF30"]))
+        case .preauthorize: return .decisions(try await backend.preauthorize(mvpd: "Cablevision", resources: ["a", "b"]))
+        case .partnerSession:
             return .session(
                 try await backend.partnerSession(
-                    requestor, partner: "Apple", domainName: "adobe.com",
-                    redirectURL: "https://adobe.com", partnerStatus: "e30="))
-        case 10:
+                    partner: "Apple", domainName: "adobe.com", redirectURL: "https://adobe.com", partnerStatus: "e30="))
+        case .partnerProfile:
             return .profiles(
-                try await backend.partnerProfile(
-                    requestor, partner: "Apple", mvpd: "Cablevision", samlResponse: "PHg%2B",
-                    partnerStatus: "e30="
-                ).map { [$0] } ?? [])
-        default:
-            let logouts = try await backend.logout(requestor, mvpd: "Cablevision", redirectURL: "https://adobe.com")
+                try await backend.partnerProfile(partner: "Apple", mvpd: "Cablevision", samlResponse: "PHg%2B", partnerStatus: "e30=")
+                    .map { [$0] } ?? [])
+        case .logout:
+            let logouts = try await backend.logout(mvpd: "Cablevision", redirectURL: "https://adobe.com")
             _ = logouts.values.map { ($0.actionName, $0.url, $0.mvpd) }
             return .other
         }

@@ -45,6 +45,18 @@ import Testing
 
     /// Every seed. Seeds with numbers at their extremes may reproduce an open finding: those
     /// failures are known issues until it is fixed.
+    /// make-seeds.py writes the flow-answers seeds by endpoint number: its FLOW_ENDPOINTS list must be
+    /// the harness's numbering (FlowEndpoint), or every seed answers another endpoint than it says.
+    @Test func makeSeedsNumbersTheFlowEndpointsAsTheHarnessDoes() throws {
+        let script = try String(contentsOf: Self.fuzz.appendingPathComponent("make-seeds.py"), encoding: .utf8)
+        let start = try #require(script.range(of: "FLOW_ENDPOINTS = ["))
+        let end = try #require(script.range(of: "]", range: start.upperBound..<script.endIndex))
+        let names = script[start.upperBound..<end.lowerBound].split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }.filter { !$0.isEmpty }
+        #expect(names == FuzzTargets.flowEndpointNames)
+    }
+
     @Test(arguments: FuzzTargets.names)
     func seedCorpus(_ target: String) async throws {
         let files = Self.inputs("Corpus", target)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The V1 adapter of the login operations (V1Service+Login.swift) without a socket: the code login
+// The V1 adapter of the login operations (V1Backend+Login.swift) without a socket: the code login
 // (regcode, then tokens/authn polls), TempPass (freepreview) and the Apple SSO exchange
 // (profile-requests, token exchange), each on a scripted V1 (Support/ScriptedV1.swift), with the
 // exact requests they make.

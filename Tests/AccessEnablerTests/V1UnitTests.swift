@@ -272,7 +272,7 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
 
 @Suite struct V1RequestTests {
     @Test func secondScreenURLHasTheCodeFirstAndTheRedirectLast() {
-        let url = V1Backend.authenticationURL(
+        let url = V1Client.authenticationURL(
             base: "https://api.auth.adobe.com", requestor: "REF 30", code: "ABC123",
             mvpd: "Cablevision", domainName: "adobe.com",
             redirectURL: "adobepass://android.app?x=1&y=2")
@@ -283,8 +283,8 @@ private func decoded<T: Decodable>(_ type: T.Type, _ body: String) throws -> T {
     }
 
     @Test func promotionalIdentityBecomesGenericData() {
-        #expect(V1Backend.identityJSON("eyJlbWFpbCI6ImZvb0BiYXIuY29tIn0=") == #"{"email":"foo@bar.com"}"#)
-        #expect(V1Backend.identityJSON("not base64!") == nil)
+        #expect(V1Client.identityJSON("eyJlbWFpbCI6ImZvb0BiYXIuY29tIn0=") == #"{"email":"foo@bar.com"}"#)
+        #expect(V1Client.identityJSON("not base64!") == nil)
     }
 
     @Test func theGenerationPicksItsHostAndStoreKeys() {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Adobe's REST API as the flows need it, bound to one requestor: the flows call these
-/// operations without knowing which API generation serves the requestor (V2: V2Service.swift;
-/// V1: V1Service.swift), and without passing the requestor id.
+/// operations without knowing which API generation serves the requestor (V2: V2Backend.swift;
+/// V1: V1Backend.swift), and without passing the requestor id.
 package protocol Backend: LoginBackend {
     var requestorID: String { get }
     var baseURL: String { get }

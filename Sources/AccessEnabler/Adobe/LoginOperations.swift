@@ -3,7 +3,7 @@
 /// What a login needs from Adobe, as operations of a backend bound to one requestor: the login
 /// flow (LoginFlow) and the partner exchange (PartnerExchangeFlow) ask for these and never see
 /// which REST API answers them, nor the requestor id, the domain name or the redirect URL. The
-/// driver implements them on V2Backend and V1Backend (LoginBackend) and feeds the answers back.
+/// driver implements them on V2Client and V1Client (LoginBackend) and feeds the answers back.
 ///
 /// | operation | REST API V2 | REST API V1 |
 /// |---|---|---|
@@ -177,8 +177,8 @@ package enum LoginAnswer: Sendable {
     case partnerProfile(Result<PartnerProfileAnswer, CallFailure>)
 }
 
-/// The backend operations, bound to one requestor (the driver implements them on V2Backend and
-/// V1Backend). A cancelled operation may throw a failure whose `isCancellation` is true.
+/// The backend operations, bound to one requestor (the driver implements them on V2Client and
+/// V1Client). A cancelled operation may throw a failure whose `isCancellation` is true.
 package protocol LoginBackend: Sendable {
     func startCodeLogin(_ mvpd: MVPD, continuing: CodeLoginContinuation?) async throws(CodeLoginFailure) -> CodeLoginStart
     func pollCodeLogin(_ challenge: CodeChallenge) async throws(CallFailure) -> Profile?

@@ -216,8 +216,9 @@ package actor Engine {
         switch settings.apiGeneration {
         case .v2:
             let (sink, logger) = (sink, logger)
-            let wire = V2Backend(
-                executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock
+            let wire = V2Client(
+                executor: executor, tokens: provider, baseURL: baseURL, requestorID: requestor,
+                context: { context.withLock { $0 } }, clock: clock
             ) { [weak self] kind, error in
                 // Weak: the engine keeps this backend (a strong self here kept every client alive
                 // after destroy: sanitizers.sh's leak growth, 3 KB per client).
@@ -229,14 +230,14 @@ package actor Engine {
                 guard let self else { return }
                 self.spawn { await self.askIdentityTokens(self.identityKindsToAsk(only: kind)) }
             }
-            return V2Service(
-                requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL,
+            return V2Backend(
+                wire: wire, domainName: domain, redirectURL: settings.redirectURL,
                 partnerName: settings.partner?.name)
         case .v1:
-            let wire = V1Backend(
+            let wire = V1Client(
                 executor: executor, tokens: provider, baseURL: baseURL, context: { context.withLock { $0 } }, clock: clock)
             let (store, scope) = (store, scope)
-            return V1Service(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL) { mvpd in
+            return V1Backend(requestorID: requestor, wire: wire, domainName: domain, redirectURL: settings.redirectURL) { mvpd in
                 let deviceID = context.withLock { $0.deviceID }
                 return (try? store.profiles(scope, requestor: requestor, deviceID: deviceID))?.profiles.first { $0.mvpd == mvpd }?.notAfter
             }

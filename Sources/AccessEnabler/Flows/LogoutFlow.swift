@@ -73,7 +73,7 @@ struct LogoutFlow: Sendable {
     ///   - stored: the requestor's stored profiles (valid or not), read before they are removed.
     ///   - current: ProfileUse.current among them (nil when none is usable now).
     ///   - browserLogin: `settings.loginMode == .browser`.
-    ///   - baseURL: the service URL relative logout pages are resolved against (V2Backend.absolute).
+    ///   - baseURL: the service URL relative logout pages are resolved against (V2Client.absolute).
     init(call: CallID, stored: [Profile], current: Profile?, scheme: Scheme, browserLogin: Bool, baseURL: String) {
         self.call = call
         self.stored = stored
@@ -208,7 +208,7 @@ struct LogoutFlow: Sendable {
         ]
     }
 
-    /// A logout page as the V2 backend resolves it (V2Backend.absolute): relative to the service URL.
+    /// A logout page as the V2 backend resolves it (V2Client.absolute): relative to the service URL.
     private func absolute(_ url: String) -> String {
         url.hasPrefix("http://") || url.hasPrefix("https://") ? url : baseURL + (url.hasPrefix("/") ? "" : "/") + url
     }

@@ -70,12 +70,17 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
         guard let bearer = request.header("Authorization"), tokens.contains(String(bearer.dropFirst(7))) else {
             return json(401, Self.error(401, "invalid_access_token_client_application", action: "application-registration"))
         }
-        guard path.count >= 3, path[0] == "api", path[1] == "v2", path[2] == "REF30" else {
+        // Routed by the SDK's own catalogue (V2Operation): an operation the SDK calls and this
+        // Adobe does not answer is a 405 here, and a test that calls it fails.
+        guard let (operation, parameters) = V2Operation.match(method: request.method, path: "/" + path.joined(separator: "/")) else {
+            return json(405, Self.error(405, "method_not_allowed"))
+        }
+        guard parameters["serviceProvider"] == "REF30" else {
             return json(400, Self.error(400, "invalid_parameter_service_provider"))
         }
-        let rest = Array(path.dropFirst(3))
-        switch (request.method, rest.first ?? "", rest.count) {
-        case ("GET", "configuration", 1):
+        let mvpd = parameters["mvpd"] ?? ""
+        switch operation {
+        case .configuration:
             return json(
                 200,
                 [
@@ -87,16 +92,16 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
                         ],
                     ]
                 ])
-        case ("GET", "profiles", 1):
+        case .profiles:
             return json(200, ["profiles": profiles])
-        case ("GET", "profiles", 2):
-            return json(200, ["profiles": profiles.filter { $0.key == rest[1] }])
-        case ("GET", "profiles", 3):
-            let code = rest[2]
+        case .profileByMVPD:
+            return json(200, ["profiles": profiles.filter { $0.key == mvpd }])
+        case .profileByCode:
+            let code = parameters["code"] ?? ""
             guard let mvpd = sessions[code] else { return json(400, Self.error(400, "invalid_parameter_code")) }
             if autoLogin && !completed.contains(code) { login(code: code, mvpd: mvpd) }
             return json(200, ["profiles": completed.contains(code) ? profiles.filter { $0.key == mvpd } : [:]])
-        case ("POST", "sessions", 1):
+        case .createSession:
             let form = Encoding.queryParameters(of: "?" + body)
             guard let mvpd = form["mvpd"] else { return json(400, Self.error(400, "invalid_parameter_mvpd")) }
             if profiles[mvpd] != nil {
@@ -117,8 +122,8 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
                     "serviceProvider": "REF30", "mvpd": mvpd, "notBefore": "0",
                     "notAfter": String(Int64(Date().timeIntervalSince1970 * 1000) + 600_000),
                 ])
-        case ("POST", "decisions", 3):
-            let kind = rest[1], mvpd = rest[2]
+        case .authorize, .preauthorize:
+            let kind = operation == .authorize ? "authorize" : "preauthorize"
             let resources =
                 (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["resources"]
                 as? [String] ?? []
@@ -146,8 +151,7 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
                         return decision
                     }
                 ])
-        case ("GET", "logout", 2):
-            let mvpd = rest[1]
+        case .logout:
             let existed = profiles.removeValue(forKey: mvpd) != nil
             var entry: [String: Any] = [
                 "actionName": existed ? "logout" : "invalid",
@@ -155,8 +159,8 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
             ]
             if existed { entry["url"] = "https://mvpd.example/logout" }
             return json(200, ["logouts": [mvpd: entry]])
-        default:
-            return json(405, Self.error(405, "method_not_allowed"))
+        case .resumeSession, .retrieveSession, .partnerSession, .partnerProfile:
+            return json(405, Self.error(405, "method_not_allowed"))  // no test here needs them
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 
 /// REST API V1 behind the SDK's transport protocol, answering what the test scripted: DCR
 /// (register, token) is always answered; every other request gets the next answer queued for its
-/// method and path (a 599 when none is), and is recorded. `V1Service` runs on it unchanged, with
+/// method and path (a 599 when none is), and is recorded. `V1Backend` runs on it unchanged, with
 /// no socket and no clock.
 final class ScriptedV1: HTTPTransport, @unchecked Sendable {
     static let baseURL = "http://adobe.test"
@@ -67,8 +67,8 @@ final class ScriptedV1: HTTPTransport, @unchecked Sendable {
         json(200, #"{"requestor":"REF30","mvpd":"\#(mvpd)","userId":"\#(userID)","expires":"\#(expires)"}"#)
     }
 
-    /// A V1Service for requestor REF30 on device "device-1", over this transport.
-    func service(storedNotAfter: @escaping @Sendable (String) -> Int64? = { _ in nil }) throws -> V1Service {
+    /// A V1Backend for requestor REF30 on device "device-1", over this transport.
+    func service(storedNotAfter: @escaping @Sendable (String) -> Int64? = { _ in nil }) throws -> V1Backend {
         let executor = RequestExecutor(transport: self, requestsPerSecond: 0, logger: .silent)
         let context: @Sendable () -> DeviceContext = { DeviceContext(deviceID: "device-1", deviceInfo: "e30=") }
         let tokens = AccessTokenProvider(
@@ -76,8 +76,8 @@ final class ScriptedV1: HTTPTransport, @unchecked Sendable {
             scope: StoreScope(softwareStatement: "header.payload.signature", api: "v1"), baseURL: Self.baseURL,
             softwareStatement: "header.payload.signature", redirectURL: "adobepass://android.app", context: context,
             clock: SystemClock(), logger: .silent)
-        let wire = V1Backend(executor: executor, tokens: tokens, baseURL: Self.baseURL, context: context)
-        return V1Service(
+        let wire = V1Client(executor: executor, tokens: tokens, baseURL: Self.baseURL, context: context)
+        return V1Backend(
             requestorID: "REF30", wire: wire, domainName: "adobe.com", redirectURL: "adobepass://android.app",
             storedNotAfter: storedNotAfter)
     }

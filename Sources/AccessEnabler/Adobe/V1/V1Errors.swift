@@ -1,20 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The REST API V1 endpoints the SDK calls (names for logs and for reading their errors).
-package enum V1Operation: String, Sendable, CaseIterable {
-    case configuration = "config"
-    case registrationCode = "regcode"
-    case authenticationToken = "tokens/authn"
-    case freePreview = "authenticate/freepreview"
-    case authorize = "authorize"
-    case mediaToken = "tokens/media"
-    case preauthorize = "preauthorize"
-    case userMetadata = "tokens/usermetadata"
-    case logout = "logout"
-    case profileRequest = "profile-requests"
-    case tokenExchange = "tokens/authn (exchange)"
-}
-
 /// How V1 error answers become the SDK's errors. Pure: no state, no I/O.
 ///
 /// V1 answers errors in its legacy shape, `{"status", "message", "details"}` (JSON) or

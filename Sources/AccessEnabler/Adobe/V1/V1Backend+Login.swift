@@ -2,7 +2,7 @@
 
 /// The login operations on REST API V1 (LoginBackend): a registration code and its poll on
 /// tokens/authn, TempPass through freepreview, and the Apple SSO cookbook's exchange (steps 6–9).
-extension V1Service {
+extension V1Backend {
     /// POST regcode for the MVPD; the second screen's login URL is built here. A token the device
     /// already holds for this MVPD (forceAuthn) is not this login's answer: its expiry is kept.
     package func startCodeLogin(_ mvpd: MVPD, continuing: CodeLoginContinuation?) async throws(CodeLoginFailure) -> CodeLoginStart {
@@ -33,7 +33,7 @@ extension V1Service {
         do {
             try await wire.freePreview(
                 requestorID, mvpd: mvpd.id, domainName: domainName,
-                identity: identity.flatMap(V1Backend.identityJSON))
+                identity: identity.flatMap(V1Client.identityJSON))
         } catch {
             if error.stage == .call, error.error.httpStatus == 400 { throw .over(error.error.enhancedError) }
             throw .refused(error)

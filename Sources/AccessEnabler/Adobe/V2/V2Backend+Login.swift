@@ -2,7 +2,7 @@
 
 /// The login operations on REST API V2 (LoginBackend): the authentication session with its
 /// resumes, the code poll, TempPass, and the partner exchange's two requests.
-extension V2Service {
+extension V2Backend {
     /// sessions (or the partner fallback's session, `continuing`), resumed while Adobe reports
     /// missing parameters (≤ 3), then `authorize` (a profile exists: profiles/{mvpd}) or
     /// `authenticate` (the code to show).
@@ -17,14 +17,14 @@ extension V2Service {
                 let code = session.code
             {
                 do {
-                    session = try await wire.resumeSession(requestorID, code: code, parameters: [("mvpd", mvpd.id)])
+                    session = try await wire.resumeSession(code: code, parameters: [("mvpd", mvpd.id)])
                 } catch {
                     throw .session(error)
                 }
             }
         } else {
             do {
-                session = try await wire.createSession(requestorID, mvpd: mvpd.id, domainName: domainName, redirectURL: redirectURL)
+                session = try await wire.createSession(mvpd: mvpd.id, domainName: domainName, redirectURL: redirectURL)
             } catch {
                 throw .session(error)
             }
@@ -36,7 +36,7 @@ extension V2Service {
                 // A profile exists already (also TempPass and degraded access): no code to show.
                 let profile: Profile?
                 do {
-                    profile = try await wire.profile(requestorID, mvpd: mvpd.id, partnerStatus: partnerStatus)
+                    profile = try await wire.profile(mvpd: mvpd.id, partnerStatus: partnerStatus)
                 } catch {
                     throw .profile(error)
                 }
@@ -53,7 +53,7 @@ extension V2Service {
                 }
                 do {
                     session = try await wire.resumeSession(
-                        requestorID, code: code,
+                        code: code,
                         parameters: try await resumeParameters(session, code: code, mvpd: mvpd))
                 } catch {
                     throw .session(error)
@@ -69,7 +69,7 @@ extension V2Service {
     private func resumeParameters(_ session: SessionAnswer, code: String, mvpd: MVPD) async throws(CallFailure) -> [(String, String)] {
         let values = ["mvpd": mvpd.id, "domainName": domainName, "domain": domainName, "redirectUrl": redirectURL]
         var missing = session.missingParameters ?? []
-        if missing.isEmpty { missing = try await wire.sessionStatus(requestorID, code: code).missingParameters }
+        if missing.isEmpty { missing = try await wire.sessionStatus(code: code).missingParameters }
         let parameters = missing.compactMap { name -> (String, String)? in
             values[name].map { (name == "domain" ? "domainName" : name, $0) }
         }
@@ -78,14 +78,14 @@ extension V2Service {
 
     /// profiles/code/{code}.
     package func pollCodeLogin(_ challenge: CodeChallenge) async throws(CallFailure) -> Profile? {
-        try await wire.profile(requestorID, code: challenge.code)
+        try await wire.profile(code: challenge.code)
     }
 
     /// profiles/{mvpd} with AP-TempPass-Identity: no session, no code.
     package func tempPass(_ mvpd: MVPD, identity: String?) async throws(TempPassFailure) -> Profile {
         let profile: Profile?
         do {
-            profile = try await wire.profile(requestorID, mvpd: mvpd.id, tempPassIdentity: identity)
+            profile = try await wire.profile(mvpd: mvpd.id, tempPassIdentity: identity)
         } catch {
             if error.stage == .call, case .enhanced(let enhanced, _) = error.error, enhanced.endsTempPass {
                 throw .over(enhanced)
@@ -100,11 +100,11 @@ extension V2Service {
     /// platform (partner_profile; SAML only, as Adobe documents), or a fallback session.
     package func partnerRequest(_ mvpd: MVPD, partnerStatus: String) async throws(CallFailure) -> PartnerRequestAnswer {
         let session = try await wire.partnerSession(
-            requestorID, partner: partnerName ?? "", domainName: domainName,
+            partner: partnerName ?? "", domainName: domainName,
             redirectURL: redirectURL, partnerStatus: partnerStatus)
         switch session.actionName {
         case "authorize":
-            guard let profile = try await wire.profile(requestorID, mvpd: mvpd.id, partnerStatus: partnerStatus) else {
+            guard let profile = try await wire.profile(mvpd: mvpd.id, partnerStatus: partnerStatus) else {
                 throw CallFailure(.call, .malformed(operation: "profiles/{mvpd}", detail: "no profile"))
             }
             return .profile(profile)
@@ -137,7 +137,7 @@ extension V2Service {
         let profile: Profile?
         do {
             profile = try await wire.partnerProfile(
-                requestorID, partner: partnerName ?? "", mvpd: mvpd.id,
+                partner: partnerName ?? "", mvpd: mvpd.id,
                 samlResponse: SAMLResponseEncoding.encode(samlResponse),
                 partnerStatus: partnerStatus)
         } catch {
