@@ -343,3 +343,55 @@ import Testing
         }
     }
 }
+
+/// `RequestExecutor.send` performs the machine's actions: its log lines, waits and requests.
+@Suite struct SendDriverTests {
+    private final class Script: HTTPTransport, @unchecked Sendable {
+        let answers: Locked<[Result<HTTPResponse, TransportError>]>
+        let sent = Locked(0)
+        init(_ answers: [Result<HTTPResponse, TransportError>]) { self.answers = Locked(answers) }
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            sent.withLock { $0 += 1 }
+            let answer = answers.withLock { $0.isEmpty ? .success(HTTPResponse(status: 200)) : $0.removeFirst() }
+            return try answer.get()
+        }
+        func shutdown() {}
+    }
+
+    private final class Sleeps: WallClock, @unchecked Sendable {
+        let slept = Locked<[Int64]>([])
+        func nowMillis() -> Int64 { 0 }
+        func sleep(millis: Int64) async { slept.withLock { $0.append(millis) } }
+    }
+
+    /// A refused connection, a 429 and a `retry` action, then the answer: every line of the log.
+    @Test func theExecutorLogsWaitsAndSendsAsTheMachineSays() async throws {
+        let lines = Locked<[String]>([])
+        let logger = Logger(maxLevel: .debug) { level, text in lines.withLock { $0.append("\(level): \(text)") } }
+        let transport = Script([
+            .failure(.cannotConnect("refused")), SendAttemptTests.answer(429, retryAfter: "2"), SendAttemptTests.retry503(),
+        ])
+        let clock = Sleeps()
+        let executor = RequestExecutor(transport: transport, requestsPerSecond: 0, logger: logger, clock: clock)
+        let request = HTTPRequest(method: "GET", url: "https://sp.auth.example/api/v2/REF/decisions")
+        #expect(try await executor.send(request, operation: "decision").status == 200)
+        #expect(transport.sent.withLock { $0 } == 4)
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 6)
+        #expect(logged.first == "warning: decision: cannot connect (refused); retrying once")
+        #expect(
+            Array(logged.dropFirst().prefix(3)) == [
+                "debug: GET decision -> 429", "warning: decision: throttled (429); retrying in 2000 ms",
+                "debug: GET decision -> 503",
+            ])
+        #expect(logged[4].hasPrefix("warning: decision: internal_server_error (action retry); retry 1 in "))
+        #expect(Array(logged.suffix(1)) == ["debug: GET decision -> 200"])
+        // The reconnect, the 429's Retry-After (the recovery pacing's first slot is free), the
+        // retry action's backoff, then the recovery pacing's next slot (a second, a tenth longer).
+        let slept = clock.slept.withLock { $0 }
+        #expect(slept.count == 4 && slept[1] == 2_000)
+        #expect((250...500).contains(slept[0]))
+        #expect((500...750).contains(slept[2]))
+        #expect((1...1_100).contains(slept[3]))
+    }
+}
