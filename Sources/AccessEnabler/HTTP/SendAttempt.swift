@@ -189,9 +189,9 @@ struct SendAttempt: Sendable {
         return [.record(outage ? .outage(reason: error.summary, retryAfterMillis: nil) : .neutral)]
     }
 
-    /// The breaker recorded the exchange. `holdMillis`: how long it holds requests back now
-    /// (`OutageBreaker.holdMillis`, nil when it does not); `jitterMillis`: a draw of
-    /// `Backoff.jitter()` for a repeat's wait.
+    /// The breaker recorded the exchange. `holdMillis`: how long it holds requests back right after
+    /// (`OutageBreaker.holdMillis`, read under the same lock; nil when it does not); `jitterMillis`:
+    /// a draw of `Backoff.jitter()` for a repeat's wait.
     mutating func recorded(holdMillis: Int64?, jitterMillis: Int64) -> [Action] {
         guard case .recording(let result) = state else { preconditionFailure("SendAttempt.recorded in \(state)") }
         switch result {
@@ -248,10 +248,8 @@ struct SendAttempt: Sendable {
             let wait =
                 serverRetryAfter.map { holdAfter(retryAfter: $0, holdMillis: holdMillis) }
                 ?? Backoff.retryAfter(response) ?? Backoff.retry(attempt: actionRetries, jitter: jitterMillis)
-            return seen + [
-                .log(.warning, "\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait) ms")
-            ]
-                + sleep(wait, then: .pace)
+            let line = "\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait) ms"
+            return seen + [.log(.warning, line)] + sleep(wait, then: .pace)
         }
         // (One budget with the `retry` actions above: at most three attempts in all.)
         if retry == .idempotent, status >= 500, !waitAcrossCalls, serverRetries + actionRetries < Backoff.maxServerRetries {
