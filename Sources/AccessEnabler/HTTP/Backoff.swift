@@ -72,7 +72,11 @@ package enum Backoff {
     }
 
     /// The wait before repeat `attempt` (1-based): `baseMillis(attempt:)` plus jitter.
-    package static func retry(attempt: Int) -> Int64 { baseMillis(attempt: attempt) + jitter() }
+    package static func retry(attempt: Int) -> Int64 { retry(attempt: attempt, jitter: jitter()) }
+
+    /// `retry(attempt:)` with its jitter drawn by the caller (`jitter()`: a pure machine such as
+    /// `SendAttempt` gets it as event data).
+    package static func retry(attempt: Int, jitter: Int64) -> Int64 { baseMillis(attempt: attempt) + jitter }
 
     /// The wait before asking again the items of a decision answer whose error action is `retry`
     /// (engine: getAuthorization, preauthorize), repeat `attempt` (1-based, at most
@@ -80,7 +84,10 @@ package enum Backoff {
     package static func itemRetry(attempt: Int) -> Int64 { retry(attempt: attempt) }
 
     /// The wait before sending again a request that could not connect: 250 ms plus jitter.
-    package static func reconnect() -> Int64 { reconnectMillis + jitter() }
+    package static func reconnect() -> Int64 { reconnect(jitter: jitter()) }
+
+    /// `reconnect()` with its jitter drawn by the caller.
+    package static func reconnect(jitter: Int64) -> Int64 { reconnectMillis + jitter }
 
     /// How long a 429 asks to wait: `Retry-After` seconds within `throttleMillis` (1 s when absent
     /// or not a number of seconds that fits: a 2^64 or a date is not trusted).

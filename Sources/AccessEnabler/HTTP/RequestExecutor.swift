@@ -2,8 +2,11 @@
 
 /// Sends requests for the backends: paces them within Adobe's throttle, honours 429
 /// (Retry-After, bounded), retries a request that could not even connect, and turns HTTP
-/// answers into typed results or `ServiceError`s. How often and after how long it repeats a call
-/// is the SDK's one retry policy (`Backoff`); every wait sleeps through the injected clock.
+/// answers into typed results or `ServiceError`s. What it does for one call is decided by a pure
+/// machine (`SendAttempt`, the policy of docs/OUTAGE.md); `send` drives it against what calls
+/// share (the pacing buckets, the outage breaker) under their locks. How often and after how long
+/// it repeats a call is the SDK's one retry policy (`Backoff`); every wait sleeps through the
+/// injected clock.
 package final class RequestExecutor: Sendable {
     package let transport: any HTTPTransport
     private let bucket: Locked<TokenBucket>
@@ -53,158 +56,65 @@ package final class RequestExecutor: Sendable {
         self.clock = clock
     }
 
-    /// `answers`: error statuses that are an answer of the operation, not a failure (V1's 404 "no
-    /// token"): not logged as failures.
+    /// Sends `request` as the send policy says (`SendAttempt`: pacing, the outage breaker, repeats,
+    /// `Retry-After`, 429s) and returns its answer, also an error status. `answers`: error statuses
+    /// that are an answer of the operation, not a failure (V1's 404 "no token"): not logged as failures.
     package func send(
         _ request: HTTPRequest, operation: String, retry: Retry = .standard, answers: Set<Int> = []
     ) async throws(ServiceError)
         -> HTTPResponse
     {
-        // A second line of defence behind the checks of the host's input: nothing with a control
-        // character reaches the wire (CR/LF in a header value would add headers of its own).
-        if let problem = request.framingProblem {
-            logger.error("\(operation): not sent: \(problem)")
-            throw .transport(.failed("not sent: \(problem)"))
-        }
-        var throttled = 0
-        var actionRetries = 0
-        var connectRetried = false
-        var serverRetries = 0
-        var paced = false
-        // A 5xx's short Retry-After was waited for (once per call); the repeat goes out even if
-        // another request is the breaker's probe by then.
-        var waitedRetryAfter = false
-        var repeatAfterHold = false
+        var attempt = SendAttempt(
+            request, operation: operation, retry: retry, answers: answers, inCallRetryAfterMillis: inCallRetryAfterMillis)
+        var actions = attempt.start()
         while true {
-            if !paced {
-                let now = monotonicNanos()
-                let wait = max(
-                    bucket.withLock { $0.reserve(nowNanos: now) },
-                    recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
-                // Adobe counts arrivals: the burst's first request (a new connection) arrives later
-                // after its send than paced ones do, so Adobe's refill starts later than ours; a
-                // paced request waits a tenth longer to stay behind it.
-                if wait > 0 { try await sleep(millis: Limits.millis(roundingUp: wait + wait / 10)) }
+            switch actions.removeFirst() {
+            case .reservePacingSlot: actions = attempt.paced(waitNanos: reservePacingSlot(), cancelled: Task.isCancelled)
+            case .sleep(let millis):
+                await clock.sleep(millis: millis)
+                actions = attempt.slept(cancelled: Task.isCancelled)
+            case .admit: actions = attempt.admitted(breaker.withLock { $0.admit(nowNanos: monotonic()) })
+            case .send:
+                do {
+                    let response = try await transport.send(request)
+                    actions = attempt.answered(response)
+                } catch { actions = attempt.failed(error) }
+            case .record(let outcome): actions = attempt.recorded(holdMillis: record(outcome), jitterMillis: Backoff.jitter())
+            case .observeServerDate(let date): serverClock?.observe(dateHeader: date)
+            case .slowDown(let millis): actions = attempt.slowedDown(slotNanos: slowDown(recoveryMillis: millis))
+            case .log(let level, let message): logger.log(level, message)
+            case .finish(let response): return response
+            case .fail(let error): throw error
             }
-            paced = false
-            if Task.isCancelled { throw .transport(.cancelled) }
-            if case .holdBack(let retryIn, let reason, let status) = breaker.withLock({ $0.admit(nowNanos: monotonic()) }),
-                !repeatAfterHold
-            {
-                logger.info("\(operation): not sent, Adobe is failing (\(reason)); next attempt in \(retryIn) ms")
-                throw .unavailable(retryInMillis: retryIn, reason: reason, httpStatus: status)
-            }
-            repeatAfterHold = false
-            let response: HTTPResponse
-            do {
-                response = try await transport.send(request)
-                let outcome: OutageBreaker.Outcome =
-                    response.status >= 500
-                    ? .outage(
-                        reason: "HTTP \(response.status)", httpStatus: response.status,
-                        retryAfterMillis: Backoff.retryAfter(response))
-                    : .answered
-                breaker.withLock { $0.record(outcome, nowNanos: monotonic(), random: draw) }
-            } catch {
-                breaker.withLock {
-                    $0.record(
-                        Self.brokeAfterSending(error) || error.isConnectFailure
-                            ? .outage(reason: error.summary, retryAfterMillis: nil) : .neutral,
-                        nowNanos: monotonic(), random: draw)
-                }
-                if case .cannotConnect = error, !connectRetried {
-                    // The request was never sent: trying again once is safe for every method.
-                    connectRetried = true
-                    logger.warning("\(operation): \(error.summary); retrying once")
-                    try await sleep(millis: Backoff.reconnect())
-                    continue
-                }
-                if retry == .idempotent, serverRetries < Backoff.maxServerRetries, Self.brokeAfterSending(error) {
-                    serverRetries += 1
-                    let wait = Backoff.retry(attempt: serverRetries)
-                    logger.warning("\(operation): \(error.summary); retry \(serverRetries) in \(wait) ms")
-                    try await sleep(millis: wait)
-                    continue
-                }
-                // Every failure that reaches a callback is in the log too, with its request (issue 28).
-                if error != .cancelled { logger.warning("\(request.logLabel) (\(operation)) failed: \(error.summary)") }
-                throw .transport(error)
-            }
-            serverClock?.observe(dateHeader: response.header("Date"))
-            logger.debug("\(request.method) \(operation) -> \(response.status)")
-            // A 5xx with Retry-After opened the outage breaker for that long: every call is held back
-            // (Retry-After across calls). A call that may be repeated waits a short one out
-            // (`inCallRetryAfterMillis`) and sends its request once more when the hold ends; a long
-            // one, or a second one, is not repeated: the host gets its error now.
-            let serverRetryAfter = response.status >= 500 ? Backoff.retryAfter(response) : nil
-            let waitAcrossCalls = serverRetryAfter.map { $0 > inCallRetryAfterMillis || waitedRetryAfter } ?? false
-            if response.status >= 400, response.status != 429, !waitAcrossCalls, actionRetries < Backoff.maxActionRetries,
-                case .enhanced(let error, _) = Self.failure(from: response),
-                error.action == "retry" || error.action == "retry-after"
-            {
-                // Adobe says the call may succeed if repeated: bounded, exponential, with jitter.
-                actionRetries += 1
-                let wait =
-                    serverRetryAfter.map { holdAfter(retryAfter: $0, waited: &waitedRetryAfter, sendAtEnd: &repeatAfterHold) }
-                    ?? Backoff.retryAfter(response) ?? Backoff.retry(attempt: actionRetries)
-                logger.warning("\(operation): \(error.code) (action \(error.action ?? "")); retry \(actionRetries) in \(wait) ms")
-                try await sleep(millis: wait)
-                continue
-            }
-            // (One budget with the `retry` actions above: at most three attempts in all.)
-            if retry == .idempotent, response.status >= 500, !waitAcrossCalls,
-                serverRetries + actionRetries < Backoff.maxServerRetries
-            {
-                serverRetries += 1
-                let wait =
-                    serverRetryAfter.map { holdAfter(retryAfter: $0, waited: &waitedRetryAfter, sendAtEnd: &repeatAfterHold) }
-                    ?? Backoff.retry(attempt: serverRetries)
-                logger.warning("\(operation): HTTP \(response.status); retry \(serverRetries) in \(wait) ms")
-                try await sleep(millis: wait)
-                continue
-            }
-            guard response.status == 429 else {
-                if response.status >= 400, !answers.contains(response.status) {
-                    // The flow names the failure to the host; the log names the request and Adobe's code.
-                    let code = Self.failure(from: response).enhancedError.code
-                    logger.warning("\(request.logLabel) (\(operation)) -> HTTP \(response.status) \(code)")
-                }
-                return response
-            }
-            guard throttled < Backoff.maxThrottleRetries else {
-                logger.warning("\(request.logLabel) (\(operation)) -> HTTP 429: still throttled after \(throttled) retries")
-                throw .throttled
-            }
-            throttled += 1
-            let now = monotonicNanos()
-            let retryAfter = Backoff.throttleWait(response)
-            bucket.withLock { $0.drain(nowNanos: now) }
-            let slot = recovery.withLock { state -> UInt64 in
-                state.until = now + Limits.nanoseconds(millis: Backoff.throttleRecoveryMillis)
-                return state.bucket.reserve(nowNanos: now)
-            }
-            let wait = max(retryAfter, Limits.millis(roundingUp: slot))
-            logger.warning("\(operation): throttled (429); retrying in \(wait) ms")
-            try await sleep(millis: wait)
-            paced = true
         }
     }
 
-    /// The wait before the one repeat of a call after a 5xx's short `Retry-After`: until the outage
-    /// breaker's hold (which that answer opened: `Retry-After` plus up to a quarter) ends. Marks the
-    /// call so that it repeats no second time, and its repeat so that it goes out then.
-    private func holdAfter(retryAfter: Int64, waited: inout Bool, sendAtEnd: inout Bool) -> Int64 {
-        waited = true
-        sendAtEnd = true
-        return breaker.withLock { $0.holdMillis(nowNanos: monotonic()) } ?? retryAfter
+    /// Reserves one request's pacing slot: Adobe's rate (`bucket`) and, while a 429 recovers, one
+    /// per second (`recovery`). Returns the wait until it, in nanoseconds.
+    private func reservePacingSlot() -> UInt64 {
+        let now = monotonicNanos()
+        return max(
+            bucket.withLock { $0.reserve(nowNanos: now) },
+            recovery.withLock { $0.until > now ? $0.bucket.reserve(nowNanos: now) : 0 })
     }
 
-    /// A timeout or a broken exchange: worth repeating an idempotent call (not TLS, a too large
-    /// answer or a cancellation, which a repeat would meet again).
-    private static func brokeAfterSending(_ error: TransportError) -> Bool {
-        switch error {
-        case .timedOut, .failed: true
-        case .cannotConnect, .tls, .bodyTooLarge, .cancelled: false
+    /// Feeds one exchange's end to the outage breaker; returns how long it holds requests back
+    /// after it (nil: it does not).
+    private func record(_ outcome: OutageBreaker.Outcome) -> Int64? {
+        breaker.withLock {
+            $0.record(outcome, nowNanos: monotonic(), random: draw)
+            return $0.holdMillis(nowNanos: monotonic())
+        }
+    }
+
+    /// After a 429: Adobe's bucket is empty, so ours is drained, and every request is paced one per
+    /// second for `recoveryMillis`. Returns the wait until this request's slot in that pacing.
+    private func slowDown(recoveryMillis: Int64) -> UInt64 {
+        let now = monotonicNanos()
+        bucket.withLock { $0.drain(nowNanos: now) }
+        return recovery.withLock { state -> UInt64 in
+            state.until = now + Limits.nanoseconds(millis: recoveryMillis)
+            return state.bucket.reserve(nowNanos: now)
         }
     }
 
@@ -217,13 +127,6 @@ package final class RequestExecutor: Sendable {
 
     /// The breaker's state, for tests and diagnostics.
     package var outageBreaker: OutageBreaker { breaker.withLock { $0 } }
-
-    /// Cancellable sleep on the executor's clock: a cancelled task ends the call with
-    /// `.transport(.cancelled)`.
-    private func sleep(millis: Int64) async throws(ServiceError) {
-        await clock.sleep(millis: millis)
-        if Task.isCancelled { throw .transport(.cancelled) }
-    }
 
     /// Decodes a success answer, or turns an error answer into a `ServiceError`.
     package static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, operation: String)
