@@ -19,7 +19,7 @@ and that the copies of the version that cannot read the header's AE_VERSION_* (i
              choices: the version (the header's), the tag it downloads, the license, the dependencies, the
              CMake options it gives, its minimum Swift (Package.swift's), and its pre-configure Swift
              check run on fake swift drivers; accessenabler.hash: the sha256 of LICENSE, and a tarball line,
-             once there, for this version;
+             once there, for this version (the version its comments name too);
   Debian     packaging/debian/changelog: its first entry is the header's version (`accessenabler (X.Y.Z-R)`);
   layout     with the two .debs as arguments (scripts/package.sh's): every file of libaccessenabler1 falls in
              the recipe's FILES:${PN}, every file of libaccessenabler-dev in FILES:${PN}-dev (the docs in
@@ -503,7 +503,8 @@ def check_buildroot_swift(folder: Path, minimum: str) -> None:
 
 
 def check_buildroot_hash(folder: Path, version: str) -> None:
-    """accessenabler.hash: Buildroot's `TYPE  HEX  FILE` lines; LICENSE's sha256; a tarball of this version."""
+    """accessenabler.hash: Buildroot's `TYPE  HEX  FILE` lines; LICENSE's sha256; a tarball of this version (and
+    the version its comments name)."""
     path = folder / "accessenabler.hash"
     if not path.is_file():
         problem("accessenabler.hash: missing")
@@ -519,6 +520,11 @@ def check_buildroot_hash(folder: Path, version: str) -> None:
             problem(f"accessenabler.hash:{number}: not `TYPE  HEX  FILE`: {line}")
             continue
         hashes[fields[2]] = (fields[0], fields[1])
+    # Its comments name the tarball and the tag to publish: this version's too.
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        for named in re.findall(r"accessenabler-([0-9.]*[0-9])\.tar\.gz|\bv([0-9]+\.[0-9]+\.[0-9]+)\b", line):
+            if (named[0] or named[1]) != version:
+                problem(f"accessenabler.hash:{number}: names {named[0] or named[1]}, the header is {version}: {line}")
     licence = hashlib.sha256((ROOT / "LICENSE").read_bytes()).hexdigest()
     if hashes.get("LICENSE") != ("sha256", licence):
         problem(f"accessenabler.hash: the sha256 of LICENSE is {licence}, the file says {hashes.get('LICENSE')}")
