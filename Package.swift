@@ -50,7 +50,8 @@ let package = Package(
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
         .target(
             name: "AccessEnabler",
-            dependencies: ["CCurl", "CSQLite", "CCrypto", "CJansson", "CSystem"],
+            // CAccessEnabler: the header's values (Version, AccessEnablerError.Kind's codes), never its functions.
+            dependencies: ["CAccessEnabler", "CCurl", "CSQLite", "CCrypto", "CJansson", "CSystem"],
             swiftSettings: strict + noStringProcessing
         ),
         .target(name: "AccessEnablerTesting", dependencies: ["AccessEnabler"], swiftSettings: strict),

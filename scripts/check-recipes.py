@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Checks the embedded build recipes under packaging/ as far as this machine can (no bitbake, no Buildroot):
+"""Checks the embedded build recipes under packaging/ as far as this machine can (no bitbake, no Buildroot),
+and that the copies of the version that cannot read the header's AE_VERSION_* (its one home) are the header's:
 
   Yocto      packaging/yocto/accessenabler_<version>.bb: bitbake's line syntax (assignments with their
              operators and quoting, continuations, inherit, task flags), the version of its name (the
-             project's: CMakeLists.txt `project(AccessEnabler VERSION x.y.z`), the inherits and DEPENDS the
+             header's: Include/accessenabler.h AE_VERSION_MAJOR.MINOR.PATCH), the inherits and DEPENDS the
              project needs, LIC_FILES_CHKSUM's md5 against the file it names (LICENSE); a tagged release
              (SRC_URI tag=v${PV}, no AUTOREV anywhere in the file); ACCESSENABLER_MIN_SWIFT against
              Package.swift's `// swift-tools-version:X.Y` (the one home of the minimum), and the recipe's
@@ -15,10 +16,11 @@
              it parses, the option selects libcurl, sqlite, openssl and jansson, states the minimum Swift,
              and is offered on aarch64, x86_64, armv7-a EABIhf, not on armv5/armv6 or soft-float ARM;
              accessenabler.mk through GNU make with stubs of Buildroot's functions, for both Swift runtime
-             choices: the version (the project's), the tag it downloads, the license, the dependencies, the
+             choices: the version (the header's), the tag it downloads, the license, the dependencies, the
              CMake options it gives, its minimum Swift (Package.swift's), and its pre-configure Swift
              check run on fake swift drivers; accessenabler.hash: the sha256 of LICENSE, and a tarball line,
-             once there, for this version;
+             once there, for this version (the version its comments name too);
+  Debian     packaging/debian/changelog: its first entry is the header's version (`accessenabler (X.Y.Z-R)`);
   layout     with the two .debs as arguments (scripts/package.sh's): every file of libaccessenabler1 falls in
              the recipe's FILES:${PN}, every file of libaccessenabler-dev in FILES:${PN}-dev (the docs in
              ${PN}-doc), and every FILES pattern matches a file (Debian's own copyright, changelog and lintian
@@ -47,9 +49,28 @@ def problem(text: str) -> None:
     problems.append(text)
 
 
-def project_version() -> str:
-    match = re.search(r"^project\(AccessEnabler VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text(), re.M)
-    return match.group(1) if match else "?"
+def header_version() -> str:
+    """The version: Include/accessenabler.h's AE_VERSION_MAJOR.MINOR.PATCH, its one home (CMakeLists.txt, the
+    Python package and the Swift `Version` read it; the recipes and the Debian changelog are checked here)."""
+    header = (ROOT / "Include" / "accessenabler.h").read_text()
+    parts = [re.search(rf"^#define AE_VERSION_{part} (\d+)\b", header, re.M) for part in ("MAJOR", "MINOR", "PATCH")]
+    if not all(parts):
+        problem("Include/accessenabler.h: no `#define AE_VERSION_MAJOR/MINOR/PATCH <number>`")
+        return "?"
+    return ".".join(part.group(1) for part in parts)
+
+
+def check_debian_changelog(version: str) -> None:
+    """packaging/debian/changelog: the first entry is this version (the packages' changelog.Debian.gz)."""
+    first = (PACKAGING / "debian" / "changelog").read_text().split("\n", 1)[0]
+    match = re.match(r"accessenabler \(([0-9.]+)-([^)]+)\) ", first)
+    if not match:
+        problem(f"packaging/debian/changelog: the first line is not `accessenabler (X.Y.Z-R) ...`: {first}")
+    elif match.group(1) != version:
+        problem(f"packaging/debian/changelog: the first entry is {match.group(1)}, the header {version} "
+                f"(add an entry `accessenabler ({version}-1)` at the top)")
+    else:
+        print(f"debian: changelog's first entry {match.group(1)}-{match.group(2)}")
 
 
 def minimum_swift() -> str:
@@ -151,7 +172,7 @@ def check_yocto(version: str) -> dict[str, str]:
         return {}
     recipe = recipes[0]
     if recipe.name != f"accessenabler_{version}.bb":
-        problem(f"{recipe.name}: the project is {version} (rename it accessenabler_{version}.bb)")
+        problem(f"{recipe.name}: the header is {version} (rename it accessenabler_{version}.bb)")
     variables = parse_bitbake(recipe)
     for name in ("SUMMARY", "LICENSE", "LIC_FILES_CHKSUM", "SRC_URI", "DEPENDS", "FILES:${PN}", "FILES:${PN}-dev"):
         if name not in variables:
@@ -431,7 +452,7 @@ def check_buildroot(version: str) -> None:
             continue
         values = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
         if values.get("VERSION") != version:
-            problem(f"accessenabler.mk: ACCESSENABLER_VERSION is {values.get('VERSION')}, the project {version}")
+            problem(f"accessenabler.mk: ACCESSENABLER_VERSION is {values.get('VERSION')}, the header {version}")
         for package in ("libcurl", "sqlite", "openssl", "jansson"):
             if package not in values.get("DEPENDENCIES", "").split():
                 problem(f"accessenabler.mk: ACCESSENABLER_DEPENDENCIES lacks {package}")
@@ -482,7 +503,8 @@ def check_buildroot_swift(folder: Path, minimum: str) -> None:
 
 
 def check_buildroot_hash(folder: Path, version: str) -> None:
-    """accessenabler.hash: Buildroot's `TYPE  HEX  FILE` lines; LICENSE's sha256; a tarball of this version."""
+    """accessenabler.hash: Buildroot's `TYPE  HEX  FILE` lines; LICENSE's sha256; a tarball of this version (and
+    the version its comments name)."""
     path = folder / "accessenabler.hash"
     if not path.is_file():
         problem("accessenabler.hash: missing")
@@ -498,6 +520,11 @@ def check_buildroot_hash(folder: Path, version: str) -> None:
             problem(f"accessenabler.hash:{number}: not `TYPE  HEX  FILE`: {line}")
             continue
         hashes[fields[2]] = (fields[0], fields[1])
+    # Its comments name the tarball and the tag to publish: this version's too.
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        for named in re.findall(r"accessenabler-([0-9.]*[0-9])\.tar\.gz|\bv([0-9]+\.[0-9]+\.[0-9]+)\b", line):
+            if (named[0] or named[1]) != version:
+                problem(f"accessenabler.hash:{number}: names {named[0] or named[1]}, the header is {version}: {line}")
     licence = hashlib.sha256((ROOT / "LICENSE").read_bytes()).hexdigest()
     if hashes.get("LICENSE") != ("sha256", licence):
         problem(f"accessenabler.hash: the sha256 of LICENSE is {licence}, the file says {hashes.get('LICENSE')}")
@@ -563,9 +590,10 @@ def check_layout(variables: dict[str, str], runtime_deb: Path, dev_deb: Path) ->
 
 
 def main() -> int:
-    version = project_version()
+    version = header_version()
     variables = check_yocto(version)
     check_buildroot(version)
+    check_debian_changelog(version)
     if len(sys.argv) == 3 and variables:
         check_layout(variables, Path(sys.argv[1]), Path(sys.argv[2]))
     elif len(sys.argv) != 1:
@@ -577,8 +605,8 @@ def main() -> int:
     if unique:
         print(f"check-recipes: {len(unique)} problem(s)", file=sys.stderr)
         return 1
-    print(f"check-recipes: ok (version {version}, minimum Swift {minimum_swift()}, tagged release, LICENSE "
-          f"checksums, targets aarch64/x86_64/armv7 hard-float)")
+    print(f"check-recipes: ok (version {version}: the header's, the recipes', the Debian changelog's; minimum Swift "
+          f"{minimum_swift()}, tagged release, LICENSE checksums, targets aarch64/x86_64/armv7 hard-float)")
     return 0
 
 

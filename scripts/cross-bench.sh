@@ -17,7 +17,7 @@ project=$PWD
 out=$project/.build-cross/bench
 fail() { echo "cross-bench.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (a chroot into the cross tree)"
-version=$(sed -n 's/^project(AccessEnabler VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+version=$(sed -n 's/^#define AE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' Include/accessenabler.h | paste -sd.)  # the header's
 for runtime in static shared; do
     [ -f ".build-cross/aarch64-unknown-linux-gnu-$runtime/lib/libaccessenabler.so.$version" ] ||
         fail "no aarch64 $runtime-runtime library: run scripts/cross.sh first"

@@ -25,7 +25,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(x86_64 aarch64 packages)
 fail() { echo "cross-test.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (a chroot into the Debian 13 trees)"
-version=$(sed -n 's/^project(AccessEnabler VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+version=$(sed -n 's/^#define AE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' Include/accessenabler.h | paste -sd.)  # the header's
 library() {  # library TRIPLE RUNTIME: the staged library of that build, or a message naming the build to run
     local file=$out/$1-$2/lib/libaccessenabler.so.$version
     [ -f "$file" ] || fail "no $file: run scripts/cross.sh --triple $1 --runtime $2 first"

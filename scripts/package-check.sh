@@ -67,7 +67,7 @@ expect() {
     fi
 }
 
-version=$(sed -n 's/^project(AccessEnabler VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+version=$(sed -n 's/^#define AE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' Include/accessenabler.h | paste -sd.)  # the header's
 case $version in 0.*) soversion=${version%.*} ;; *) soversion=${version%%.*} ;; esac
 soname=libaccessenabler.so.$soversion
 runtime=libaccessenabler$soversion

@@ -81,11 +81,12 @@ expect_output() {
 }
 
 # Style first: cheap, and a finding fails the run before the builds.
-step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), recipes (scripts/check-recipes.py)"
+step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), recipes (scripts/check-recipes.py), Python bindings (scripts/gen-python-bindings.py --check)"
 bash scripts/format.sh --check
 python3 scripts/check-layers.py
 python3 scripts/check-tasks.py
 python3 scripts/check-recipes.py   # Yocto/Buildroot: tag, LICENSE checksums, minimum Swift, CPUs (layout: package-check.sh)
+python3 scripts/gen-python-bindings.py --check   # Python/accessenabler/_abi.py is what the header gives
 
 step "Swift tests: build (swift build --build-tests, warnings are errors)"
 # Warnings fail the test build (the release build below keeps the default).

@@ -32,32 +32,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 try:
-    from . import simulated_saml
-except ImportError:  # loaded by file path, outside the package: load the sibling file the same way
+    from . import _abi, simulated_saml
+except ImportError:  # loaded by file path, outside the package: load the sibling files the same way
     import importlib.util
     from pathlib import Path
 
-    _spec = importlib.util.spec_from_file_location(
-        "accessenabler_simulated_saml", Path(__file__).with_name("simulated_saml.py"))
-    simulated_saml = importlib.util.module_from_spec(_spec)
-    sys.modules.setdefault(_spec.name, simulated_saml)
-    _spec.loader.exec_module(simulated_saml)
+    def _sibling(name: str, file: str) -> Any:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.setdefault(spec.name, module)
+        spec.loader.exec_module(module)
+        return module
 
-# --- the header's constants (also in accessenabler/__init__.py; a test compares both with it) --
-AE_OK = 0
-AE_PARTNER_FRAMEWORK_VERSION = 2
-ACCESS_STATUS = {"notDetermined": 0, "restricted": 1, "denied": 2, "granted": 3}
-SIGNED_IN = {None: -1, False: 0, True: 1}  # AE_PARTNER_SIGNED_IN_UNKNOWN / _SIGNED_OUT / _SIGNED_IN
-ERRORS = {
-    "UNSUPPORTED_PROVIDER": 1,
-    "USER_CANCELLED": 2,
-    "SERVICE_UNAVAILABLE": 3,
-    "REJECTED": 4,
-    "OTHER_PROVIDER": 5,
-    "ACCESS_NOT_GRANTED": 6,
-    "FAILED": 7,
-    "TIMEOUT": 8,  # set by the SDK only; never a reply
-}
+    simulated_saml = _sibling("accessenabler_simulated_saml", "simulated_saml.py")
+    _abi = _sibling("accessenabler_abi", "_abi.py")  # the header's names (it loads no library)
+
+# --- the header's values (accessenabler/_abi.py, generated from it) -----------------------------------
+AE_OK = _abi.AE_OK
+AE_PARTNER_FRAMEWORK_VERSION = _abi.AE_PARTNER_FRAMEWORK_VERSION
+ACCESS_STATUS = {"notDetermined": _abi.AE_PARTNER_ACCESS_NOT_DETERMINED,
+                 "restricted": _abi.AE_PARTNER_ACCESS_RESTRICTED,
+                 "denied": _abi.AE_PARTNER_ACCESS_DENIED,
+                 "granted": _abi.AE_PARTNER_ACCESS_GRANTED}
+SIGNED_IN = {None: _abi.AE_PARTNER_SIGNED_IN_UNKNOWN, False: _abi.AE_PARTNER_SIGNED_OUT,
+             True: _abi.AE_PARTNER_SIGNED_IN}
+# AE_PARTNER_E_<NAME> by NAME ("TIMEOUT" is set by the SDK only; never a reply)
+ERRORS = {name[len("AE_PARTNER_E_"):]: value for name, value in vars(_abi).items() if name.startswith("AE_PARTNER_E_")}
 AUTO = "auto"  # signed_in: derived from `account` (signed in when there is one)
 DAY_MS = 86_400_000
 
@@ -190,28 +190,22 @@ class Partner:
         """
         if self._framework is not None and (lib is None or lib is self._lib):
             return self._framework
-        from . import (  # noqa: PLC0415 (the ctypes layer loads the library)
-            PARTNER_CANCEL_REQUEST_FN,
-            PARTNER_CHECK_ACCESS_STATUS_FN,
-            PARTNER_ENQUEUE_METADATA_REQUEST_FN,
-            PartnerFramework,
-        )
         if lib is None:
-            from . import lib  # noqa: PLC0415
-        framework = PartnerFramework()
+            from . import lib  # noqa: PLC0415 (the package loads the library)
+        framework = _abi.PartnerFramework()
         if hasattr(lib, "ae_partner_framework_init"):
             status = lib.ae_partner_framework_init(framework, AE_PARTNER_FRAMEWORK_VERSION)
             if status != AE_OK:
                 raise RuntimeError(f"ae_partner_framework_init failed: {status}")
         else:
             framework.version = AE_PARTNER_FRAMEWORK_VERSION
-        check = PARTNER_CHECK_ACCESS_STATUS_FN(
+        check = _abi.PARTNER_CHECK_ACCESS_STATUS_FN(
             lambda prompt, request, _user_data: self.on_check_access_status(prompt, request, lib))
-        enqueue = PARTNER_ENQUEUE_METADATA_REQUEST_FN(
+        enqueue = _abi.PARTNER_ENQUEUE_METADATA_REQUEST_FN(
             lambda request_json, request, _user_data: self.on_enqueue_metadata_request(request_json, request, lib))
         framework.name = None if self.name is None else self.name.encode("utf-8")
         framework.timeout_ms = self.timeout_ms
-        cancel = PARTNER_CANCEL_REQUEST_FN(lambda request, _user_data: self.on_cancel_request(request))
+        cancel = _abi.PARTNER_CANCEL_REQUEST_FN(lambda request, _user_data: self.on_cancel_request(request))
         framework.check_access_status = check
         framework.enqueue_metadata_request = enqueue
         framework.cancel_request = cancel

@@ -76,7 +76,7 @@ func status(_ body: () throws(AccessEnablerError) -> Void) -> Int32 {
         return Int32(AE_OK)
     } catch {
         LastError.set(error.message)
-        return error.code
+        return error.kind.code  // the header's AE_E_* of the kind (AccessEnablerError.Kind.code)
     }
 }
 
@@ -102,18 +102,18 @@ public func ae_version_number() -> Int32 { Version.number }
     @_cdecl("ae_status_string")
 #endif
 public func ae_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
-    switch status {
-    case Int32(AE_OK): StaticText.ok
-    case Int32(AE_E_INVALID_ARG): StaticText.invalidArgument
-    case Int32(AE_E_INVALID_HANDLE): StaticText.invalidHandle
-    case Int32(AE_E_UNSUPPORTED_VERSION): StaticText.unsupportedVersion
-    case Int32(AE_E_NO_REQUESTOR): StaticText.noRequestor
-    case Int32(AE_E_STORAGE): StaticText.storage
-    case Int32(AE_E_INSECURE_URL): StaticText.insecureURL
-    case Int32(AE_E_INTERNAL): StaticText.internalError
-    case Int32(AE_E_STORE_KEY): StaticText.storeKey
-    case Int32(AE_E_QUEUE_FULL): StaticText.queueFull
-    default: StaticText.unknown
+    if status == Int32(AE_OK) { return StaticText.ok }
+    guard let kind = AccessEnablerError.Kind(code: status) else { return StaticText.unknown }
+    switch kind {
+    case .invalidArgument: return StaticText.invalidArgument
+    case .invalidHandle: return StaticText.invalidHandle
+    case .unsupportedVersion: return StaticText.unsupportedVersion
+    case .noRequestor: return StaticText.noRequestor
+    case .storage: return StaticText.storage
+    case .insecureURL: return StaticText.insecureURL
+    case .internalError: return StaticText.internalError
+    case .storeKey: return StaticText.storeKey
+    case .queueFull: return StaticText.queueFull
     }
 }
 

@@ -2,7 +2,8 @@
 
 * The simulator's script → replies, with a fake reply library (plain Python): partner.py is
   loaded by file path, so the `accessenabler` package (which loads the library) is not imported.
-* The constants and struct of partner.py and __init__.py against Include/accessenabler.h.
+* The constants and structs of partner.py and _abi.py (the package's declarations, generated from the
+  header; it loads no library) against Include/accessenabler.h.
 * The ctypes bridge end to end against a fake C library (fakelib/fake_accessenabler.c, built
   here with cc; skipped without a C compiler): struct layout, Client(partner=...), callbacks
   from C threads, inline and threaded replies.
@@ -42,6 +43,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 partner = _load("standalone_partner", PACKAGE / "partner.py")
+abi = _load("standalone_abi", PACKAGE / "_abi.py")
 saml = partner.simulated_saml
 
 
@@ -112,12 +114,10 @@ def test_constants_match_the_header() -> None:
     errors = {k[len("AE_PARTNER_E_"):]: v for k, v in defines.items() if k.startswith("AE_PARTNER_E_")}
     assert errors == partner.ERRORS
     assert defines["AE_PARTNER_FRAMEWORK_VERSION"] == partner.AE_PARTNER_FRAMEWORK_VERSION
-    # __init__.py (not importable here: it loads the library) defines the same names and values
-    init = (PACKAGE / "__init__.py").read_text()
-    python = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(AE_PARTNER_\w+) = (-?\d+)$", init, re.M)}
-    assert python == defines
+    # _abi.py (the package's declarations; the package itself is not importable here: it loads the library)
+    assert {name: value for name, value in vars(abi).items() if name.startswith("AE_PARTNER_")} == defines
     config_version = re.search(r"#define AE_CONFIG_VERSION (\d+)", HEADER.read_text()).group(1)
-    assert re.search(rf"^AE_CONFIG_VERSION = {config_version}$", init, re.M)
+    assert abi.AE_CONFIG_VERSION == int(config_version)
 
 
 def _c_fields(struct: str) -> list[str]:
@@ -128,9 +128,7 @@ def _c_fields(struct: str) -> list[str]:
 
 
 def _python_fields(cls: str) -> list[str]:
-    init = (PACKAGE / "__init__.py").read_text()
-    body = re.search(rf"class {cls}\(ctypes.Structure\):.*?_fields_ = \[(.*?)\n    \]", init, re.S).group(1)
-    return re.findall(r'\("(\w+)"', body)
+    return [name for name, _ in getattr(abi, cls)._fields_]
 
 
 def test_struct_fields_match_the_header() -> None:

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """The ctypes module against the header: every AE_API function declared with the argtypes and
-restype its C declaration asks for, every struct laid out as the C compiler lays it out, owned
-strings freed, callbacks kept alive for the client's lifetime, and the package metadata."""
+restype its C declaration asks for, every struct laid out as the C compiler lays it out, every constant
+with the header's value, owned strings freed, callbacks kept alive for the client's lifetime, and the
+package metadata. The header is read by scripts/gen-python-bindings.py's parser, the one that generates
+accessenabler/_abi.py (the package's declarations); the types expected here are this test's own."""
+import ast
 import ctypes
 import gc
+import importlib.metadata
+import importlib.util
 import queue
 import re
 import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -14,6 +20,9 @@ import pytest
 from harness import ROOT, SOFTWARE_STATEMENT, ae
 
 HEADER = (ROOT / "Include/accessenabler.h").read_text()
+_spec = importlib.util.spec_from_file_location("gen_python_bindings", ROOT / "scripts/gen-python-bindings.py")
+bindings = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bindings)
 
 # C type (as written in the header, spaces normalised) → the ctypes type the module must declare.
 # Returned `char *` strings are owned by the caller: c_void_p keeps the pointer for ae_string_free
@@ -47,28 +56,16 @@ RETURN_TYPES = {"void": None, "int32_t": ctypes.c_int32, "int": ctypes.c_int, "c
                 "char *": ctypes.c_void_p}
 
 
-def normalise(c_type):
-    """'const char*const  *' → 'const char *const *': one spelling per type."""
-    c_type = re.sub(r"\s*\*\s*", " *", " ".join(c_type.split()))
-    return " ".join(c_type.replace("* *", "**").replace("*const", "*const ").split())
-
-
 def declarations():
     """(name, return type, [parameter types]) of every AE_API function of the header."""
-    found = []
-    for match in re.finditer(r"^AE_API\s+([^;]+?)\(([^)]*)\);", HEADER, re.M | re.S):
-        head, parameters = match.group(1), match.group(2)
-        name = re.search(r"(\w+)\s*$", head).group(1)
-        returned = normalise(head[: head.rindex(name)])
-        types = []
-        for parameter in parameters.split(","):
-            parameter = " ".join(parameter.split())
-            if parameter in ("void", ""):
-                continue
-            parameter_name = re.search(r"(\w+)$", parameter).group(1)
-            types.append(normalise(parameter[: parameter.rindex(parameter_name)]))
-        found.append((name, returned, types))
-    return found
+    return bindings.declarations(HEADER)
+
+
+def test_the_generated_module_is_up_to_date():
+    """accessenabler/_abi.py is what the header gives (scripts/test.sh checks it first too)."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts/gen-python-bindings.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_header_parse_finds_every_function():
@@ -93,11 +90,13 @@ STRUCTS = {"ae_config": ae.Config, "ae_delegate": ae.Delegate, "ae_partner_frame
 
 
 def test_structs_have_the_header_fields_in_order():
+    parsed = dict(bindings.structs(HEADER))
+    assert sorted(parsed) == sorted(STRUCTS)
     for c_name, struct in STRUCTS.items():
-        body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (c_name, c_name), HEADER, re.S).group(1)
-        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-        fields = re.findall(r"(\w+)\s*(?:;|\)\s*\()", body)
+        fields = [name for kind, name, _ in parsed[c_name] if kind != "version"]
         assert [name for name, _ in struct._fields_] == fields, c_name
+        body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (c_name, c_name), HEADER, re.S).group(1)
+        assert len(fields) == re.sub(r"/\*.*?\*/", "", body, flags=re.S).count(";"), c_name
 
 
 def test_structs_have_the_c_compilers_layout(tmp_path):
@@ -130,6 +129,13 @@ def test_constants_match_the_header():
         if name.startswith(("AE_OK", "AE_E_")) or hasattr(ae, name):
             assert getattr(ae, name) == int(value), name
     assert ae.AE_CONFIG_VERSION == int(re.search(r"#define AE_CONFIG_VERSION (\d+)", HEADER).group(1))
+    # Every value of the header (numbers, strings, the version number), as the generator's parser reads it.
+    values = [(name, value) for name, value, _ in bindings.constants(HEADER) if name != "comment"]
+    assert len(values) >= len(enumerators) + 20
+    for name, value in values:
+        expected = ast.literal_eval(value) if not re.search(r"[A-Z]", value) else eval(value, {}, vars(ae))
+        assert getattr(ae, name) == expected, name
+    assert ae.AE_VERSION_NUMBER == ae.lib.ae_version_number()
 
 
 def test_owned_strings_are_freed_with_ae_string_free(monkeypatch):
@@ -170,6 +176,12 @@ def test_callbacks_live_as_long_as_the_client(emulator):
 def test_the_library_found_and_the_package_version():
     assert ae.LIBRARY_PATH and ae.version() == "%d.%d.%d" % tuple(
         int(re.search(rf"#define AE_VERSION_{part} (\d+)", HEADER).group(1)) for part in ("MAJOR", "MINOR", "PATCH"))
-    project = tomllib.loads((ROOT / "Python/pyproject.toml").read_text())["project"]
-    assert project["version"] == ae.version()
+    assert ae.__version__ == ae.version()
+    # The distribution's version is the header's: setuptools reads it from the generated module.
+    pyproject = tomllib.loads((ROOT / "Python/pyproject.toml").read_text())
+    project = pyproject["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "accessenabler._abi.__version__"}
     assert project.get("dependencies", []) == []
+    if not ae.__file__.startswith(str(ROOT / "Python")):  # the pip-installed package (scripts/test.sh)
+        assert importlib.metadata.version("accessenabler") == ae.version()

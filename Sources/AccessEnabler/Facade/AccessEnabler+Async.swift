@@ -11,7 +11,7 @@ extension AccessEnabler {
 ///
 /// - Refused at once (bad argument, no requestor, ...): `AccessEnablerError`, as the callback call.
 /// - Ended in failure: `RequestorError`, `AuthenticationError`, `AuthorizationError`.
-/// - Client shut down while waiting: `AccessEnablerError` code 2 (invalid handle).
+/// - Client shut down while waiting: `AccessEnablerError` of kind `.invalidHandle`.
 /// - Task cancelled: `CancellationError` (getAuthentication also cancels the login).
 ///
 /// Each call has an identity (`CallID`) that the engine sends back with the events of that call,

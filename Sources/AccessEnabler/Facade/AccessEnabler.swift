@@ -468,12 +468,3 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
         }
     }
 }
-
-/// The library version (the header's AE_VERSION_*).
-public enum Version {
-    public static let major: Int32 = 1
-    public static let minor: Int32 = 3
-    public static let patch: Int32 = 0
-    public static var number: Int32 { major * 10000 + minor * 100 + patch }
-    public static var string: String { "\(major).\(minor).\(patch)" }
-}

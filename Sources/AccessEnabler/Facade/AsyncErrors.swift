@@ -2,7 +2,7 @@
 
 // The errors of the async calls (`AsyncAccessEnabler`) when a flow ends in failure. A call refused
 // at once throws `AccessEnablerError`, as the callback API does; a client shut down while a call
-// waits throws `AccessEnablerError` with code 2 (invalid handle); a cancelled task, `CancellationError`.
+// waits throws `AccessEnablerError` of kind `.invalidHandle`; a cancelled task, `CancellationError`.
 
 /// setRequestor ended with `setRequestorComplete(0)`.
 public struct RequestorError: Error, Sendable, Equatable, CustomStringConvertible {
