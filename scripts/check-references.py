@@ -5,7 +5,7 @@ Where it looks: the comments of the tracked sources (Swift and C `//`, `///` and
 `#` and docstrings, shell `#`, CMake `#`) and the Markdown files (all their text; fenced blocks are
 read for paths only). History is not checked: it names what existed when it was written
 (`packaging/debian/changelog`, and `Fuzz/FINDINGS.md`, whose entries are past findings and quote
-the code of their day).
+the code of their day), nor is this script (its examples are made up).
 
 What counts, and must exist:
 
@@ -26,6 +26,8 @@ What counts, and must exist:
    - `ae_*` / `AE_*` names: a C declaration, or a name the code uses (an environment variable);
    - `Type.member` (also `Type.member(...)`, `Type.Nested.member`) whose `Type` the repository
      declares: each following part must be a declared name;
+   - `Type+Aspect` (a Swift file named without `.swift`): the file must exist, and in
+     `Type+Aspect.member` the member must be declared in that file;
    - `Type` alone, a CamelCase name (an upper-case letter first, a lower-case one somewhere):
      a declared type or case, unless the toolchain's Swift or Python standard library has it
      (`SWIFT_STDLIB`, `PYTHON_STDLIB`: the few the comments use);
@@ -37,7 +39,8 @@ What counts, and must exist:
    Python (any name of the Python code: the package, the emulator, tests, scripts) or shell
    (functions, variables).
 4. **Unbackticked `Type.member`** in a Swift comment, when `Type` is a type the library declares:
-   the member must be declared (the comments name driver functions this way: `Engine.runLogin`).
+   the member must be declared, and so must the lowerCamelCase names listed after it with `/` or
+   `,` (the comments name driver functions this way: `Engine.runLogin / continueSession`).
 
 Exit status 1 with `file:line: name` per stale reference.
 """
@@ -53,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 LAYER_ROOT = "Sources/AccessEnabler"
 HISTORY = {"packaging/debian/changelog", "Fuzz/FINDINGS.md"}
+SELF = "scripts/check-references.py"  # its docstring shows the shapes it checks with made-up names
 EXTENSIONS = {"swift", "py", "sh", "md", "h", "c", "json", "toml", "map", "abi", "bb", "mk", "txt", "cmake", "jsonl",
               "modulemap", "sql", "csv", "png", "in", "ini"}
 # Names of the Swift and Python standard libraries the comments use (not declared by us).
@@ -240,6 +244,7 @@ class Repository:
         TOP.update(Path(f).parts[0] for f in self.files)
         self.declared: set[str] = set()  # names declared by Swift, or used by C, Python and shell code
         self.types: set[str] = set()  # Swift types of the repository
+        self.by_file: dict[str, set[str]] = {}  # Swift file name without .swift -> the names it declares
         self.used: set[str] = set()  # every identifier of the code, strings included
         self.comments: dict[str, list[tuple[int, str]]] = {}
         self.markdown: dict[str, tuple[list, list]] = {}
@@ -262,7 +267,8 @@ class Repository:
                 continue
             if suffix == ".swift":
                 comments, code = c_like(text, swift=True)
-                self.declared |= swift_declarations(code)
+                self.by_file[path.stem] = swift_declarations(code)
+                self.declared |= self.by_file[path.stem]
                 self.types |= set(SWIFT_TYPE.findall(code))
             elif suffix in (".c", ".h"):
                 comments, code = c_like(text, swift=False)
@@ -274,7 +280,7 @@ class Repository:
                 comments, code = shell(text)
                 self.declared |= set(WORD.findall(code))
             self.used |= set(WORD.findall(code))
-            if name not in HISTORY:
+            if name not in HISTORY and name != SELF:
                 self.comments[name] = comments
 
     # -- paths --
@@ -394,6 +400,7 @@ DOTTED = re.compile(r"(?<![\w.$/+-])(_?[A-Z][A-Za-z0-9_]*(?:\+[A-Z][A-Za-z0-9_]*
 AE_NAME = re.compile(r"(?<![\w.$/-])((?:ae|AE)_[A-Za-z0-9_]*)([*<]?)(?![\w/])")
 CAMEL = re.compile(r"(?<![\w.@$/<-])(_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)(?![\w.(/>+-])")
 LOWER_CAMEL = re.compile(r"(?<![\w.@$/<-])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w.(/>+-])")
+MEMBER_LIST = re.compile(DOTTED.pattern + r"((?:\s*[/,]\s*[a-z]\w*[A-Z]\w*(?![\w.(/+-]))*)")
 FOREIGN = {"IntegrityCheckType", "AccessEnablerCallback", "entitlementLoaded", "navigateToUrl", "swiftResourcesPath",
            "license.md"}  # other SDKs' names the docs compare with
 
@@ -405,7 +412,8 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
         return stale  # a command line
     if "::" in span or re.fullmatch(r"[\w\s,'’]+", span) and len(span.split()) > 2:
         return stale  # a pytest id or a C++ name; a phrase quoted from a document
-    span = re.sub(r"<[^<>]*>", " ", span)  # placeholders: `ae_delegate_v<N-1>`, `<Unix time>`
+    span = re.sub(r"(?<=\w)<[^<>]*>", "*", span)  # placeholders: `ae_delegate_v<N-1>` (a prefix)
+    span = re.sub(r"<[^<>]*>", " ", span)  # `<Unix time>`
     span = re.sub(r"'[^']*'|\"[^\"]*\"", " ", span)  # strings: `bind('errorEvent', handler)`
     if re.fullmatch(r"(?:\w+:)+", span.strip()):
         return stale  # an Objective-C selector (`preauthorize:didCompleteWith:`)
@@ -421,6 +429,11 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
     dotted = set()
     for head, rest in DOTTED.findall(span):
         dotted.add(head)
+        if "+" in head:  # Engine+Partner.refreshPartnerStatus: declared in that file
+            member = rest.split(".")[1]
+            if head not in repo.by_file or member not in repo.by_file[head] and member not in EXTENSIONS:
+                stale.append(f"{head}{rest}")
+            continue
         if head.split("+")[0] not in repo.declared | repo.types or head in SWIFT_STDLIB:
             continue  # not ours (or a stale type: checked below as a type)
         for member in rest.split(".")[1:]:
@@ -436,6 +449,9 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
         if re.fullmatch(r"[a-z0-9_]+", name) and not (labels and not owner and name not in repo.used):
             continue  # a C library or Python function (strdup, dlopen, uv_poll_init), unless Swift labels say ours
         stale.append(owner + name + "(")
+    for name in re.findall(r"(?<![\w./])([A-Z]\w*\+[A-Z]\w*)(?![\w.+/])", span):  # Engine+Partner: a file
+        if name not in repo.by_file:
+            stale.append(name)
     for name in CAMEL.findall(span):
         if name in dotted or name in SWIFT_STDLIB or name in PYTHON_STDLIB or name in FOREIGN:
             continue
@@ -451,10 +467,16 @@ def unbackticked_members(repo: "Repository", text: str) -> list[str]:
     """`Type.member` outside backticks in a Swift comment, with `Type` a library type."""
     stale = []
     text = CODE_SPAN.sub(" ", text)
-    for head, rest in DOTTED.findall(text):
+    for match in MEMBER_LIST.finditer(text):
+        head, rest = match.group(1), match.group(2)
+        if head.split("+")[0] not in repo.types:
+            continue
         member = rest.split(".")[1]
-        if head.split("+")[0] in repo.types and member not in repo.declared and member not in EXTENSIONS:
+        if member not in repo.declared and member not in EXTENSIONS:
             stale.append(f"{head}.{member}")
+        for name in re.findall(r"[/,]\s*([a-z]\w*[A-Z]\w*)", match.group(3)):  # Engine.a / b / c
+            if name not in repo.declared:
+                stale.append(f"{head}.{name}")
     return stale
 
 
