@@ -397,7 +397,7 @@ CODE_SPAN = re.compile(r"`([^`\n]+)`")
 CALL = re.compile(r"(?<![\w.@$-])((?:_?[A-Z]\w*\.)?)([A-Za-z_][A-Za-z0-9_]*)\((\w+:|_:)?")
 DOTTED = re.compile(r"(?<![\w.$/+-])(_?[A-Z][A-Za-z0-9_]*(?:\+[A-Z][A-Za-z0-9_]*)?)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)"
                     r"(?![\w/-])")
-AE_NAME = re.compile(r"(?<![\w.$/-])((?:ae|AE)_[A-Za-z0-9_]*)([*<]?)(?![\w/])")
+AE_NAME = re.compile(r"(?<![\w.$/-])((?:ae|AE)_[A-Za-z0-9_*]*)(?![\w/])")
 CAMEL = re.compile(r"(?<![\w.@$/<-])(_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)(?![\w.(/>+-])")
 LOWER_CAMEL = re.compile(r"(?<![\w.@$/<-])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w.(/>+-])")
 MEMBER_LIST = re.compile(DOTTED.pattern + r"((?:\s*[/,]\s*[a-z]\w*[A-Z]\w*(?![\w.(/+-]))*)")
@@ -418,12 +418,12 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
     if re.fullmatch(r"(?:\w+:)+", span.strip()):
         return stale  # an Objective-C selector (`preauthorize:didCompleteWith:`)
     known = repo.declared | repo.used
-    for name, glob in AE_NAME.findall(span):
+    for name in AE_NAME.findall(span):
         if re.fullmatch(r"AE_\d+", name) or name in FOREIGN:
             continue  # a version node of the export map (AE_1, AE_2)
-        if glob:
-            if not any(k.startswith(name) for k in known if k[:3] in ("ae_", "AE_")):
-                stale.append(name + glob)
+        if "*" in name:  # a family: AE_E_*, ae_delegate_v<N-1>, AE_CONFIG_V<N>_FIELDS
+            if not any(fnmatch.fnmatchcase(k, name) for k in known if k[:3] in ("ae_", "AE_")):
+                stale.append(name)
         elif name not in known:
             stale.append(name)
     dotted = set()
