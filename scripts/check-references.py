@@ -10,39 +10,54 @@ the code of their day), nor is this script (its examples are made up).
 What counts, and must exist:
 
 1. **Paths.** A word with a `/` whose first part is a top-level entry of the repository
-   (`Sources/...`, `scripts/x.sh`, `docs/X.md`) or that ends in a source or doc extension
-   (`Flows/LoginFlow.swift`, `aepass/routes.py`), and a bare file name with such an extension
+   (`Sources/...`, `scripts/x.sh`, `docs/X.md`), or whose first part is a folder name of the
+   repository and which ends in a file extension (`Flows/LoginFlow.swift`, `aepass/routes.py`) or a
+   `/` (`Adobe/V1/`); and a bare file name ending in `.swift`, `.py`, `.sh` or `.md`
    (`Engine+Setup.swift`, `harness.py`). A path resolves against the repository's root, the
    mentioning file's folder or `Sources/AccessEnabler/` (layer-relative, as the code writes
-   them), or is the tail of a tracked path (`aepass/v1/spec.py` after `Emulator/` was named); a
-   bare name must be some tracked file's name. `*`, `<...>` and `{a,b}` are wildcards
-   (`Engine/Engine+<flow>.swift`, `Tests/python/test_*.py`). Not paths: URLs, absolute paths,
-   `<stdio.h>`-style includes, anything under `.build*/`, REST paths (`decisions/authorize/{mvpd}`:
-   no extension, no top-level first part). `../shared/...` resolves against the shared folder
-   next to the repository when it is there, else it is skipped.
+   them), or is the tail of a tracked path (`aepass/v1/spec.py` after `Emulator/` was named); it
+   may name a template (`X.cmake` for `X.cmake.in`) or a program by its source (`Tests/c/stress`
+   for `stress.c`). A bare name must be some tracked file's or folder's name. `*`, `<...>`, a
+   version's `N` (`1.N.0`) and `{a,b}` are wildcards (`Engine/Engine+<flow>.swift`,
+   `Tests/python/test_*.py`). Not paths: URLs, absolute paths and `<libdir>/...`, `<stdio.h>`-style
+   includes, what git ignores (`.build/`, `Benchmarks/outage-results/`), other projects' paths and
+   REST paths (`help/...`, `decisions/authorize/{mvpd}`, `HTTP/2`: the first part is no folder of
+   ours, or no extension nor slash), data files a tool writes named bare (`figures.json`).
+   `../shared/...`, and a path or `.md` name found nowhere in the repository, resolve against the
+   shared folder next to the repository (`../shared/reference/`); without that folder they are
+   not checked.
 2. **Markdown links** `[text](target)` to a relative target: the file or folder must exist.
 3. **Code names in backticks** (comments and docs), only of these shapes, so that Adobe's JSON
-   fields, HTTP headers, shell commands and lowercase library calls are not mistaken for ours:
+   fields, HTTP headers (`X-Forwarded-For`), shell commands (`-Osize`), quoted strings and
+   lower-case library calls are not mistaken for ours:
    - `ae_*` / `AE_*` names: a C declaration, or a name the code uses (an environment variable);
+     `AE_E_*`, `ae_delegate_v<N-1>` name a family: one name must match; `AE_1`, `AE_2` are the
+     export map's version nodes;
    - `Type.member` (also `Type.member(...)`, `Type.Nested.member`) whose `Type` the repository
-     declares: each following part must be a declared name;
+     declares (not a standard library type): each following part must be a declared name;
    - `Type+Aspect` (a Swift file named without `.swift`): the file must exist, and in
      `Type+Aspect.member` the member must be declared in that file;
-   - `Type` alone, a CamelCase name (an upper-case letter first, a lower-case one somewhere):
-     a declared type or case, unless the toolchain's Swift or Python standard library has it
-     (`SWIFT_STDLIB`, `PYTHON_STDLIB`: the few the comments use);
-   - `name(...)` / `name()` / `name(label:)`: the base name must be declared, unless it is a C
-     library function (lower-case with no capital, used as such outside the repo: `STDLIB_CALLS`)
-     or called on a lower-case receiver (`ctypes.string_at(p)`, `os.fork()`).
+   - `Type` alone, a CamelCase name (`[A-Z][a-z]` in it): a declared name or one the code or the
+     repository's data uses (Adobe's OpenAPI schema names, `.swift-format`'s rule names, the
+     emulator's MVPD names), unless the Swift or Python standard library has it (`SWIFT_STDLIB`,
+     `PYTHON_STDLIB`: the few the comments use);
+   - `lowerCamelCase` alone: a declared or used name (Adobe's JSON fields are in its OpenAPI
+     files or in our decoders);
+   - `name(...)` / `name()` / `name(label:)`: the base name must be declared, unless it is
+     lower-case with no capital (a C or Python library function: `strdup()`, `dlopen()`,
+     `uv_poll_init()`) and not followed by a Swift argument label, or called on a lower-case
+     receiver (`ctypes.string_at(p)`, `os.fork()`), or an attribute (`@Suite(...)`).
+   Not checked: spans that are command lines, pytest ids, Objective-C selectors or phrases of
+   three words or more. `FOREIGN` holds the few names of other SDKs the docs compare with.
    A name is declared by Swift (`func var let case struct enum class actor protocol typealias
-   associatedtype init`, enum case lists), C (any identifier of the C sources and headers),
-   Python (any name of the Python code: the package, the emulator, tests, scripts) or shell
-   (functions, variables).
+   associatedtype init`, enum case lists, argument labels), C (any identifier of the C sources
+   and headers), Python (any name or string of the Python code: the package, the emulator,
+   tests, scripts) or shell and CMake (any word of their code).
 4. **Unbackticked `Type.member`** in a Swift comment, when `Type` is a type the library declares:
    the member must be declared, and so must the lowerCamelCase names listed after it with `/` or
    `,` (the comments name driver functions this way: `Engine.runLogin / continueSession`).
 
-Exit status 1 with `file:line: name` per stale reference.
+A code span broken over two lines is read whole. Exit status 1 with `file:line: name` per stale reference.
 """
 import fnmatch
 import io
@@ -72,13 +87,13 @@ SWIFT_STDLIB = {"String", "Substring", "Character", "Int", "Int32", "Int64", "UI
                 "JSONDecoder", "JSONEncoder", "JSONSerialization", "DispatchQueue", "Thread", "ProcessInfo",
                 "FileManager", "Calendar", "TimeZone", "Locale", "AnyObject", "Any", "Self", "XCTest", "Float",
                 "StaticString", "ObjectIdentifier", "Sequence", "Collection", "Identifiable", "RawRepresentable",
-                "CaseIterable", "KeyPath", "WritableKeyPath", "MemoryLayout", "UUID", "NSLock", "SystemRandomNumberGenerator", "_StringProcessing", "Foundation", "FoundationEssentials",
+                "CaseIterable", "KeyPath", "WritableKeyPath", "MemoryLayout", "UUID", "NSLock",
+                "SystemRandomNumberGenerator", "_StringProcessing", "Foundation", "FoundationEssentials",
                 "assumeIsolated"}
 PYTHON_STDLIB = {"ThreadingHTTPServer", "BaseHTTPRequestHandler", "HTTPServer", "CFUNCTYPE", "Structure",
                  "TimeoutError", "ValueError", "RuntimeError", "KeyError", "OSError", "TypeError", "Exception",
                  "Thread", "Event", "Lock", "Queue", "Path", "SimpleNamespace", "Enum", "IntEnum", "None", "True",
                  "False", "NamedTuple", "ThreadPoolExecutor", "HTTPStatus", "JSONDecodeError", "SIGKILL", "SIGTERM"}
-STDLIB_CALLS = set()  # filled below: C library functions are lower-case with no capital
 TOP = set()
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -313,7 +328,8 @@ class Repository:
             if any(fnmatch.fnmatchcase(b, path) for b in names) if wild else path in names:
                 return True
             return path.endswith(".md") and (not SHARED.is_dir() or any(SHARED.rglob(path)))
-        if any(fnmatch.fnmatchcase(f, "*/" + path) for f in known) if wild else any(f.endswith("/" + path) for f in known):
+        tail = "*/" + path
+        if any(fnmatch.fnmatchcase(f, tail) if wild else f.endswith(tail[1:]) for f in known):
             return True
         return SHARED.is_dir() and (self.glob_exists(SHARED, path) or self.glob_exists(SHARED / "reference", path))
 
@@ -353,7 +369,8 @@ def as_glob(word: str) -> list[str]:
     word = re.sub(r"(?<=[._])N(?=[._])", "*", word)
     match = BRACES.search(word)
     if match:
-        return [g for part in match.group(1).split(",") for g in as_glob(word[:match.start()] + part + word[match.end():])]
+        head, tail = word[:match.start()], word[match.end():]
+        return [g for part in match.group(1).split(",") for g in as_glob(head + part + tail)]
     return [word]
 
 
@@ -369,7 +386,9 @@ def path_words(text: str, folders: set[str]) -> list[str]:
         end = match.start(1) + len(word)
         if end < len(text) and text[end] == "(":  # a call: f(), Type.method()
             continue
-        if not word or word.startswith(("<", "/", ".")) and not word.startswith("../") or "//" in word or re.match(r"\d", word):
+        if not word or word.startswith(("<", "/", ".")) and not word.startswith("../"):
+            continue
+        if "//" in word or re.match(r"\d", word):
             continue
         if any(part.startswith(".build") for part in word.split("/")):
             continue
