@@ -49,7 +49,7 @@ OPERATIONS = {
     "decisions.preauthorize": 8, "partner_sso.authentication_request": 9, "partner_sso.profile": 10,
     "logout.initiate": 11, "dcr.register": 12, "dcr.token": 13,
 }
-# REST API V1 (operation 16 + the order of V1Operation in Sources/AccessEnabler/V1/V1Errors.swift).
+# REST API V1 (operation 16 + the order of V1Operation in Sources/AccessEnabler/Adobe/V1/V1Errors.swift).
 V1_OPERATIONS = ["config", "regcode", "tokens/authn", "authenticate/freepreview", "authorize", "tokens/media",
                  "preauthorize", "tokens/usermetadata", "logout", "profile-requests", "tokens/authn (exchange)"]
 STATUSES = [200, 201, 200, 204, 400, 401, 403, 404, 410, 412, 429, 500, 503, 302, 0, 599]

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks that no folder of Sources/AccessEnabler uses a layer above it ("folders are the layers").
 
-The layers, lowest first: each folder may use the types of its own layer and of those below.
+The layers, lowest first, are read from docs/ENGINE.md ("The layers": the table between its
+`<!-- layers` and `<!-- /layers -->` markers), their one home: each folder may use the types of
+its own layer and of those below.
 On top of them sit the targets built on the library (TOPS: the C thunks, the testing helpers):
 each may use any layer, no layer may use them, and they do not use each other (SwiftPM already
 keeps the library from importing them; this also catches a type moved to the wrong side).
@@ -14,8 +16,10 @@ from pathlib import Path
 
 from swift_source import code_only
 
-LAYERS = ["Support", "Model", "HTTP", "Store", "Adobe", "Partner", "Flows", "Engine", "Facade"]
+LAYERS: list[str] = []  # read from docs/ENGINE.md by main()
+
 SOURCES = Path(__file__).resolve().parent.parent / "Sources"
+ENGINE_DOC = SOURCES.parent / "docs" / "ENGINE.md"  # the one list of the layers ("The layers")
 ROOT = SOURCES / "AccessEnabler"
 TOPS = ["AccessEnablerCABI", "AccessEnablerTesting"]  # targets of Sources/, above every layer
 DECLARATION = re.compile(r"^(?:(?:public|package|private|fileprivate|internal|final|indirect|nonisolated)\s+)*"
@@ -23,6 +27,27 @@ DECLARATION = re.compile(r"^(?:(?:public|package|private|fileprivate|internal|fi
 
 NESTED = re.compile(r"^\s*(?:(?:public|package|private|fileprivate|internal|final|indirect|nonisolated)\s+)*"
                     r"(?:struct|enum|class|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)", re.M)
+
+
+def read_layers(doc: Path) -> list[str]:
+    """The layers, lowest first: the first column of the table between `<!-- layers` and
+    `<!-- /layers -->` in docs/ENGINE.md (rows like | `Support/` | ... |). Raises ValueError."""
+    text = doc.read_text() if doc.is_file() else ""
+    block = re.search(r"^<!-- layers\b[^\n]*-->\n(.*?)^<!-- /layers -->", text, re.M | re.S)
+    if not block:
+        raise ValueError(f"no '<!-- layers ... -->' ... '<!-- /layers -->' block in {doc}")
+    layers = []
+    for row in block.group(1).splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if not cells[0] or cells[0] == "layer" or set(cells[0]) <= set("-: "):
+            continue  # the header and its rule
+        name = re.fullmatch(r"`([A-Za-z][A-Za-z0-9]*)/`", cells[0])
+        if not name:
+            raise ValueError(f"{doc}: a layer row must start with a folder as `Name/`: {row.strip()}")
+        layers.append(name.group(1))
+    if not layers:
+        raise ValueError(f"{doc}: the layers block lists no layer")
+    return layers
 
 
 def folder(layer: str) -> Path:
@@ -37,6 +62,12 @@ def may_use(user: str, owner: str) -> bool:
 
 
 def main() -> int:
+    global LAYERS
+    try:
+        LAYERS = read_layers(ENGINE_DOC)
+    except ValueError as error:
+        print(f"check-layers.py: cannot read the layer list: {error}")
+        return 1
     declared: dict[str, str] = {}  # type name -> layer (the lowest that declares it)
     files: dict[Path, str] = {}
     for layer in LAYERS + TOPS:
@@ -47,7 +78,7 @@ def main() -> int:
                 declared.setdefault(name, layer)
     unknown = sorted({p.relative_to(ROOT).parts[0] for p in ROOT.rglob("*.swift")} - set(LAYERS))
     if unknown:
-        print(f"folders not in the layer list: {', '.join(unknown)} (scripts/check-layers.py)")
+        print(f"folders not in the layer list: {', '.join(unknown)} (docs/ENGINE.md, \"The layers\")")
         return 1
     violations = []
     for path, layer in files.items():

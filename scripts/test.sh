@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift formatting and layer checks, Swift (flows, decoders, store, the callback and async APIs over HTTP against the
+# Runs every test: the Swift formatting, layer and reference checks, Swift (flows, decoders, store, the callback and async APIs over HTTP against the
 # emulator), the C header/export and smoke checks, the API reference (doxygen), the ABI checks (old struct
 # layouts under ASan, abidiff against abi/), the Python package (pip-installed) and its
 # ctypes suite on the release .so against the emulator (and its libcurl-sensitive part on Debian 13's
@@ -81,12 +81,13 @@ expect_output() {
 }
 
 # Style first: cheap, and a finding fails the run before the builds.
-step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), recipes (scripts/check-recipes.py), Python bindings (scripts/gen-python-bindings.py --check)"
+step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), recipes (scripts/check-recipes.py), Python bindings (scripts/gen-python-bindings.py --check), references (scripts/check-references.py)"
 bash scripts/format.sh --check
 python3 scripts/check-layers.py
 python3 scripts/check-tasks.py
 python3 scripts/check-recipes.py   # Yocto/Buildroot: tag, LICENSE checksums, minimum Swift, CPUs (layout: package-check.sh)
 python3 scripts/gen-python-bindings.py --check   # Python/accessenabler/_abi.py is what the header gives
+python3 scripts/check-references.py   # every file and code name a comment or doc mentions exists
 
 step "Swift tests: build (swift build --build-tests, warnings are errors)"
 # Warnings fail the test build (the release build below keeps the default).

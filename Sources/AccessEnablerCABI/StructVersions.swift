@@ -4,17 +4,17 @@
 // the bytes that version has, gives every later field its default (0 / NULL), accepts every
 // version from 1 to its own, and refuses 0 and newer ones without touching the host's memory.
 // docs/ABI.md has the rules for adding a field.
-import CAccessEnabler
+package import CAccessEnabler
 import AccessEnabler
 
 /// The layout history of one public struct: how many bytes each version spans.
-struct StructVersions<Layout> {
+package struct StructVersions<Layout> {
     /// The struct's C name, for messages.
     let name: String
     /// `spans[v - 1]`: the bytes version v has, from the start to the first field version v + 1
     /// added (so a host's older, shorter struct holds them all, its tail padding included); the
-    /// current version spans the whole struct.
-    private let spans: [Int]
+    /// current version spans the whole struct. (The struct-versions fuzz target reads them too.)
+    package let spans: [Int]
     /// The function or macro that sets a host's struct up, for messages.
     private let initializer: String
 
@@ -28,7 +28,7 @@ struct StructVersions<Layout> {
         precondition(spans == spans.sorted(), "\(name): the fields of a later version come after the earlier ones")
     }
 
-    var current: UInt32 { UInt32(spans.count) }
+    package var current: UInt32 { UInt32(spans.count) }
 
     /// The bytes of `version`, or the refusal naming both versions (0: never initialised; newer:
     /// a host compiled against a newer header than this library's).
@@ -67,16 +67,16 @@ struct StructVersions<Layout> {
 }
 
 /// Every public struct's history (a version's first field; see StructVersions.init).
-enum Layouts {
-    static let config = StructVersions<ae_config>(
+package enum Layouts {
+    package static let config = StructVersions<ae_config>(
         "ae_config", current: UInt32(AE_CONFIG_VERSION),
         firstFields: [\.partner, \.callback_mode, \.store_key, \.ca_file, \.identity])
-    static let delegate = StructVersions<ae_delegate>("ae_delegate", current: UInt32(AE_DELEGATE_VERSION), firstFields: [])
-    static let partner = StructVersions<ae_partner_framework>(
+    package static let delegate = StructVersions<ae_delegate>("ae_delegate", current: UInt32(AE_DELEGATE_VERSION), firstFields: [])
+    package static let partner = StructVersions<ae_partner_framework>(
         "ae_partner_framework", current: UInt32(AE_PARTNER_FRAMEWORK_VERSION),
         firstFields: [\.cancel_request])
-    static let identity = StructVersions<ae_identity_provider>(
+    package static let identity = StructVersions<ae_identity_provider>(
         "ae_identity_provider", current: UInt32(AE_IDENTITY_PROVIDER_VERSION), firstFields: [])
-    static let transport = StructVersions<ae_http_transport>(
+    package static let transport = StructVersions<ae_http_transport>(
         "ae_http_transport", current: UInt32(AE_HTTP_TRANSPORT_VERSION), firstFields: [])
 }

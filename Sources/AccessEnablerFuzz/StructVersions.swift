@@ -3,6 +3,7 @@
 // 0 and UInt32.max included, and any bytes after a struct of an earlier version.
 import CAccessEnabler
 import AccessEnabler
+import AccessEnablerCABI
 
 /// Input: byte 0 picks the struct (config, delegate, partner framework, HTTP transport, identity provider); bytes 1-4
 /// are the version (UInt32, little-endian); the rest fills the bytes after the struct's version
@@ -28,20 +29,15 @@ enum StructVersionsFuzz {
     enum Kind: CaseIterable {
         case config, delegate, partner, transport, identity
 
-        /// The header's current version and the bytes of each version (offset of the first field
-        /// the next version added; the whole struct for the current one).
+        /// The bytes of each version (offset of the first field the next version added; the whole
+        /// struct for the current one): the library's own history, `Layouts` (one home).
         var spans: [Int] {
             switch self {
-            case .config:
-                [
-                    MemoryLayout<ae_config>.offset(of: \.partner)!, MemoryLayout<ae_config>.offset(of: \.callback_mode)!,
-                    MemoryLayout<ae_config>.offset(of: \.store_key)!, MemoryLayout<ae_config>.offset(of: \.ca_file)!,
-                    MemoryLayout<ae_config>.offset(of: \.identity)!, MemoryLayout<ae_config>.size,
-                ]
-            case .delegate: [MemoryLayout<ae_delegate>.size]
-            case .partner: [MemoryLayout<ae_partner_framework>.offset(of: \.cancel_request)!, MemoryLayout<ae_partner_framework>.size]
-            case .transport: [MemoryLayout<ae_http_transport>.size]
-            case .identity: [MemoryLayout<ae_identity_provider>.size]
+            case .config: Layouts.config.spans
+            case .delegate: Layouts.delegate.spans
+            case .partner: Layouts.partner.spans
+            case .transport: Layouts.transport.spans
+            case .identity: Layouts.identity.spans
             }
         }
 

@@ -53,7 +53,7 @@ package struct CodeChallenge: Sendable, Hashable {
 /// code login goes on with instead of opening one. Opaque to the flows.
 package struct CodeLoginContinuation: Sendable {
     package enum Kind: Sendable, Hashable {
-        /// The viewer chose in the provider dialog shown after the fallback (Engine.continueFallback):
+        /// The viewer chose in the provider dialog shown after the fallback (LoginFlow+Picker.swift):
         /// a session fixed to another MVPD is dropped for a new one; a session without an MVPD that
         /// asks to authenticate is resumed with the chosen MVPD; then it is followed.
         case afterProviderDialog

@@ -5,7 +5,7 @@
 /// Adobe refused one (in the background). A token the host gives is checked as
 /// `AccessEnabler.setIdentityToken` checks it; one that fails the checks is not used (SSO400).
 extension Engine {
-    /// The kinds to ask for now: the provider's, without a token still valid `refreshMargin` from
+    /// The kinds to ask for now: the provider's, without a token still valid `Defaults.identityRefreshMarginMillis` from
     /// now (`reason` nil) or exactly `only` (for a refusal).
     nonisolated func identityKindsToAsk(only: IdentityTokenKind? = nil) -> [(IdentityTokenKind, IdentityTokenReason)] {
         guard let provider = settings.identityProvider else { return [] }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The backend's answers: the code login (Engine.runLogin / continueSession / runV1Login), its
-/// polling (Engine.poll) and TempPass (Engine.runTempPassLogin / runV1TempPassLogin).
+/// The backend's answers (Engine+Login.swift's `loginAnswered`): the code login, its
+/// polling and TempPass.
 extension LoginFlow {
     /// The answer of backend operation `operation`; `now`: when it came. An answer for any other
     /// operation than the one the login waits for is late: no actions.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a login ends (Engine.endLogin / finishLogin / failLogin / completeLogin), and the events
+/// How a login ends, and the events
 /// it emits on its way.
 extension LoginFlow {
     enum Outcome {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One logout call (Engine+Session.swift `logout` / `runLogout`, Engine+V1.swift `runV1Logout`).
+/// One logout call (Engine+Session.swift `logout`).
 /// The login in progress ends and the local profiles are removed first (checkAuthentication answers
 /// 0 at once; a logout never fails for the viewer), then Adobe is told:
 ///
@@ -43,7 +43,7 @@ struct LogoutFlow: Sendable {
         /// V1: GET tokens/usermetadata; answer with `userMetadataAnswered`.
         case readUserMetadata
         /// V1: store `profile` (completed with its user metadata) only while it is still the device's
-        /// token (the stored profile of its MVPD has its `notAfter`), as Engine.completedV1Profile does.
+        /// token (the stored profile of its MVPD has its `notAfter`), as Engine.saveIfStillStored does.
         case saveProfileIfStillStored(Profile)
         /// V2: DELETE logout for `mvpd`; answer with `logoutAnswered(mvpd:_:)`.
         case sendLogout(mvpd: String)
@@ -213,7 +213,7 @@ struct LogoutFlow: Sendable {
         url.hasPrefix("http://") || url.hasPrefix("https://") ? url : baseURL + (url.hasPrefix("/") ? "" : "/") + url
     }
 
-    /// `profile` completed with its user metadata (Engine.completedV1Profile without the store).
+    /// `profile` completed with its user metadata (Engine.saveIfStillStored stores it).
     static func completed(_ profile: Profile, with metadata: V1UserMetadata) -> Profile {
         var complete = profile
         complete.attributes.merge(metadata.attributes) { _, adobe in adobe }

@@ -2,7 +2,7 @@
 
 /// The advanced codes of partner single sign-on's fallbacks (seed 003, iOS cookbook step 4: the
 /// provider dialog comes with exactly one of VSA403, VSA404, VSA503, N003, N004, N005) and the
-/// partner's timeouts. Pure: the same texts as Engine+Partner.swift, which the driver retires.
+/// partner's timeouts. Pure.
 extension PartnerExchangeFlow {
     /// The longest wait for a partner reply: the host's `timeoutMillis`, else 60 s for a request
     /// that may show UI and 10 s for one that may not; within `Limits.partnerTimeoutMillis`.

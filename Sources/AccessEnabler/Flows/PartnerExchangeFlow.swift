@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The partner exchange: the platform's TV-provider account → an Adobe profile (V2 cookbook
-/// C.5–C.14, V1 cookbook steps 6–9), on the backend operations of LoginRequests.swift.
+/// C.5–C.14, V1 cookbook steps 6–9), on the backend operations of LoginOperations.swift.
 ///
 /// Runs in **setRequestor** (silent: `PartnerExchangeFlow.silent`, no callback of its own, no UI)
 /// and in **getAuthentication / getAuthorization** after the platform picker (LoginFlow,

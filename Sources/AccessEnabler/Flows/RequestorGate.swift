@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Admits, queues, runs or refuses every AccessEnabler call around setRequestor and the partner
-/// status wait (the engine's `dispatch`, `performWithPartnerStatus`, `resume`, `drainQueued` and
-/// `fail`, and the facade's `noRequestor` refusal).
+/// status wait (the engine's `accept`, `execute` and `drainQueued` run its actions; the facade
+/// throws its `noRequestor` refusal).
 ///
 /// States (`State`):
 /// - `none`: no setRequestor yet. A call other than setRequestor is refused (`refuse`, the facade's
@@ -17,10 +17,9 @@
 /// Calls leave the queue in call order, one at a time. After executing the actions of
 /// `setupFinished` and `partnerStatusAnswered` the driver drains:
 ///
-///     while let call = gate.nextQueuedCall { execute(gate.runQueued(facts: facts(for: call.command))) }
+///     while let call = gate.nextQueuedCall { execute(gate.runQueued(facts: partnerFacts(for: call.command))) }
 ///
-/// so each call's facts are read at its turn, after the calls before it ran (as `drainQueued`
-/// re-dispatches them today).
+/// so each call's facts are read at its turn, after the calls before it ran (`Engine.drainQueued`).
 package struct RequestorGate: Sendable {
     enum State: Sendable {
         case none

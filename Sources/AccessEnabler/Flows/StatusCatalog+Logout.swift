@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The advanced statuses of logout (the same texts as Engine+Session.swift). Pure.
+/// The advanced statuses of logout. Pure.
 extension StatusCatalog {
     /// VSA203: the viewer must also sign out of the platform's TV provider account, or the silent
     /// exchange signs them in again at the next setRequestor.

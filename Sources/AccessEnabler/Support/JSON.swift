@@ -17,7 +17,7 @@ internal import Glibc
 package enum JSON {
     /// Adobe's answers nest six levels at most; hosts' options a few more.
     package static let maxDepth = 64
-    /// The largest answer the transport accepts (`Defaults.maxResponseBytes`) and then some.
+    /// The largest answer the transport accepts (`Defaults.maxBodyBytes`) and then some.
     package static let maxBytes = 8 << 20
 
     /// Why a text is not JSON (never quotes the text: it may hold secrets).

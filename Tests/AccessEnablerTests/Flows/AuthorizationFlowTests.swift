@@ -2,8 +2,8 @@
 @testable import AccessEnabler
 import Testing
 
-/// AuthorizationFlow without I/O: the action lists are those of today's runAuthorization /
-/// denied / malformed (Engine+Authorization.swift), in their order.
+/// AuthorizationFlow without I/O: the action lists Engine+Decisions.swift runs for a permit, a
+/// denial and a malformed answer, in their order.
 @Suite struct AuthorizationFlowTests {
     static let id = CallID(7)
     static let user = digest()

@@ -6,8 +6,8 @@ import Testing
 
 /// How a login ends from outside (nil selection, an unknown MVPD, a new selection, logout, another
 /// requestor, destroy), handleExternalURL, and late events: every answer for an operation the
-/// login no longer waits for changes nothing (where the engine re-checked `login?.id == loginID`
-/// and `Task.isCancelled`).
+/// login no longer waits for changes nothing (the engine re-checks neither the login's id nor
+/// `Task.isCancelled`).
 struct LoginFlowCancellationTests {
     typealias F = LoginFixtures
     let code = CodeChallenge(mvpd: "Cablevision", code: "ABC1234", url: "http://sp/a", notAfter: LoginFixtures.far)

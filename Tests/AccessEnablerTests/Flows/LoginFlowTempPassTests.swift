@@ -4,7 +4,7 @@ import Testing
 
 @testable import AccessEnabler
 
-/// TempPass in LoginFlow (Engine+TemporaryAccess.swift, Engine+V1.swift): selected, it
+/// TempPass in LoginFlow (Engine+TemporaryAccess.swift): selected, it
 /// authenticates at once (a stored valid TempPass profile of the same identity, else one tempPass
 /// operation) with N011; a TempPass that is over expires its stored profile and ends with N111.
 struct LoginFlowTempPassTests {

@@ -2,8 +2,8 @@
 @testable import AccessEnabler
 import Testing
 
-/// LogoutFlow without I/O: today's logout / runLogout (V2, one request per MVPD) and runV1Logout
-/// (V1, one request for the device), with the statuses in their order.
+/// LogoutFlow without I/O: the logout Engine+Session.swift runs (V2, one request per MVPD; V1,
+/// one request for the device), with the statuses in their order.
 @Suite struct LogoutFlowTests {
     static let id = CallID(5)
     static let base = "https://sp.auth.example"

@@ -3,7 +3,7 @@
 import Testing
 
 /// RequestorGate without I/O: the calls around setRequestor and the partner status wait, with the
-/// callbacks the engine's `fail` sends today (FlowTests' queued / failed setRequestor cases).
+/// callbacks the engine sends for them (FlowTests' queued / failed setRequestor cases).
 @Suite struct RequestorGateTests {
     static let partnerStale = RequestorGate.PartnerFacts(partnerConfigured: true, statusFresh: false, partnerProfileStored: true)
     static let partnerFresh = RequestorGate.PartnerFacts(partnerConfigured: true, statusFresh: true, partnerProfileStored: true)
