@@ -107,7 +107,7 @@ def first_sentence(comment: str) -> str:
 
 def constants(header: str) -> list[tuple[str, str, str]]:
     """The header's named values in its order: ("comment", text, "") before an enum family, and
-    (name, Python expression, kind) for each `#define AE_X value` (a number, a string, or an
+    (name, Python expression, kind) for each `#define AE_<NAME> value` (a number, a string, or an
     arithmetic of numbers and earlier names; function-like macros and initialisers are not values)
     and each enumerator (kind "define" or "enum")."""
     found: list[tuple[str, str, str]] = []
@@ -151,18 +151,18 @@ def function_pointer(declaration: str) -> tuple[str, str, list[str]] | None:
 
 
 def function_typedefs(header: str) -> list[tuple[str, str, list[str]]]:
-    """The header's `typedef RET (*ae_x_fn)(...)` types, in its order."""
+    """The header's `typedef RET (*ae_<name>_fn)(...)` types, in its order."""
     return [function_pointer(match.group(1))
             for match in re.finditer(r"^typedef\s+([^;{]*?\(\s*\*\s*ae_\w+\s*\)\s*\([^)]*\));", header, re.M)]
 
 
 def opaque_types(header: str) -> list[str]:
-    """`typedef struct ae_x ae_x;`: the handles (numbers the library gives, never addresses)."""
+    """`typedef struct ae_<name> ae_<name>;`: the handles (numbers the library gives, never addresses)."""
     return re.findall(r"^typedef struct (ae_\w+) \1;", header, re.M)
 
 
 def structs(header: str) -> list[tuple[str, list[tuple[str, str, object]]]]:
-    """(C name, members) of each `typedef struct ae_x {...} ae_x;` in the header's order. A member is
+    """(C name, members) of each `typedef struct ae_<name> {...} ae_<name>;` in the header's order. A member is
     ("field", name, C type), ("callback", name, (return type, [parameter types])) or ("version", text, None)
     for a `/* version N ... */` marker."""
     found = []

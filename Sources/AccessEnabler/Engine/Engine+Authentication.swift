@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// checkAuthentication, getAuthentication, setSelectedProvider and handleExternalURL: the login
-/// itself is LoginFlow's (Flows/LoginFlow.swift), run by Engine+Login.swift.
+/// itself is LoginFlow's (Flows/LoginFlow.swift), run by LoginFlow+Driver.swift.
 extension Engine {
     /// No HTTP request. With a partner framework the partner was just asked for its status (the
     /// engine's partner gate; VSA403 / VSA404 / APPL_ERROR come from there), and a partner profile

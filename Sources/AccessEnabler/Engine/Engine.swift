@@ -38,15 +38,15 @@ package actor Engine {
     private nonisolated let readyRequestorID = Locked<String?>(nil)
     /// Every flow in progress but the login (Engine+Flows.swift drives them).
     var flows = FlowTable()
-    /// setRequestor's steps in progress (Engine+Setup.swift), in `flows`.
+    /// setRequestor's steps in progress (RequestorSetupFlow+Driver.swift), in `flows`.
     var setup: FlowID<RequestorSetupFlow>?
-    /// The login (getAuthentication, setSelectedProvider, ...; Engine+Login.swift runs it).
+    /// The login (getAuthentication, setSelectedProvider, ...; LoginFlow+Driver.swift runs it).
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
     var loginTasks: [LoginOperation: Int] = [:]
     /// Preauthorization decisions for five minutes (PreauthorizationFlow decides what goes in).
     var preauthorizationCache = PreauthorizationCache()
-    /// True while the engine runs actions with the store held open (Engine+Decisions.swift).
+    /// True while the engine runs actions with the store held open (Engine+Flows.swift: `DrivenFlow.keepsStoreOpen`).
     var keepingStoreOpen = false
     /// Resources per preauthorization request: lowered when Adobe refuses as many (read by the
     /// flows' events on the engine's thread; Locked so that their closures may read it).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One checkAuthorization / getAuthorization call (Engine+Decisions.swift): one
+/// One checkAuthorization / getAuthorization call (AuthorizationFlow+Driver.swift): one
 /// decisions/authorize request (V1: authorize + media token, or the media token alone while the
 /// stored authorization lasts) for the current profile; an answer whose only decision carries an
 /// item-level `retry` is asked again at most twice, after a backoff. getAuthorization without a

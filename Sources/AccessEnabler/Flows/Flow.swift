@@ -64,7 +64,7 @@ extension RequestorSetupFlow.Action: FlowAction {
         switch self {
         case .emit(let emission): .emit(emission)
         case .log(let level, let message): .log(level, message)
-        default: nil  // `finish` ends it, with more to do than forget it (Engine+Setup.swift)
+        default: nil  // `finish` ends it, with more to do than forget it (RequestorSetupFlow+Driver.swift)
         }
     }
 }

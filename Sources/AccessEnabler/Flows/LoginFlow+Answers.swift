@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The backend's answers (Engine+Login.swift's `loginAnswered`): the code login, its
+/// The backend's answers (LoginFlow+Driver.swift's `loginAnswered`): the code login, its
 /// polling and TempPass.
 extension LoginFlow {
     /// The answer of backend operation `operation`; `now`: when it came. An answer for any other

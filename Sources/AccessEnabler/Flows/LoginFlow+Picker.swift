@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// getAuthentication with the platform picker (asked by Engine+Login.swift's `askPartner`):
+/// getAuthentication with the platform picker (asked by LoginFlow+Driver.swift's `askPartner`):
 /// the permission (prompt), the picker (present / dismiss_tv_provider_dialog),
 /// the partner exchange for the platform's choice, and the fallbacks to the provider dialog with
 /// exactly one advanced code (VSA403, VSA404, VSA503, N003, N004, N005).

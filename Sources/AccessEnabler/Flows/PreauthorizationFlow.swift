@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One checkPreauthorizedResources or preauthorize call (Engine+Decisions.swift): the
+/// One checkPreauthorizedResources or preauthorize call (PreauthorizationFlow+Driver.swift): the
 /// resources without duplicates; cached decisions first (5 minutes, `PreauthorizationCache`); for
 /// the others ⌈N / limit⌉ decisions/preauthorize requests at once (the executor paces them). A
 /// chunk answered `too_many_resources` is split in halves (recursively) and the smaller limit is

@@ -2,7 +2,7 @@
 @testable import AccessEnabler
 import Testing
 
-/// AuthorizationFlow without I/O: the action lists Engine+Decisions.swift runs for a permit, a
+/// AuthorizationFlow without I/O: the action lists AuthorizationFlow+Driver.swift runs for a permit, a
 /// denial and a malformed answer, in their order.
 @Suite struct AuthorizationFlowTests {
     static let id = CallID(7)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import AccessEnabler
 
-/// getAuthentication with the platform picker (Engine+Login.swift's `askPartner`): the permission,
+/// getAuthentication with the platform picker (LoginFlow+Driver.swift's `askPartner`): the permission,
 /// the picker, the exchange of the platform's choice, and the fallbacks to the provider dialog
 /// with exactly one advanced code (test_partner.py and test_partner_edges.py show the same end to end).
 struct LoginFlowPickerTests {

@@ -3,7 +3,7 @@
 import Testing
 
 /// PreauthorizationFlow without I/O: the requests, cache updates, learned limit and final callback
-/// of checkPreauthorizedResources / preauthorize (Engine+Decisions.swift).
+/// of checkPreauthorizedResources / preauthorize (PreauthorizationFlow+Driver.swift).
 @Suite struct PreauthorizationFlowTests {
     static let id = CallID(3)
     static let now: UInt64 = 1_000
