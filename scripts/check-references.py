@@ -247,6 +247,18 @@ def swift_declarations(code: str) -> set[str]:
 
 
 class Repository:
+    def known(self) -> set[str]:
+        """Every name declared or used (made once: read for every backticked span)."""
+        if getattr(self, "_known", None) is None:
+            self._known = self.declared | self.used
+        return self._known
+
+    def c_names(self) -> list[str]:
+        """The known `ae_`/`AE_` names (a family like `AE_E_*` must match one)."""
+        if getattr(self, "_c_names", None) is None:
+            self._c_names = [k for k in self.known() if k[:3] in ("ae_", "AE_")]
+        return self._c_names
+
     def __init__(self) -> None:
         self.files = tracked()
         self.paths = set(self.files)
@@ -436,12 +448,12 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
     span = re.sub(r"'[^']*'|\"[^\"]*\"", " ", span)  # strings: `bind('errorEvent', handler)`
     if re.fullmatch(r"(?:\w+:)+", span.strip()):
         return stale  # an Objective-C selector (`preauthorize:didCompleteWith:`)
-    known = repo.declared | repo.used
+    known = repo.known()
     for name in AE_NAME.findall(span):
         if re.fullmatch(r"AE_\d+", name) or name in FOREIGN:
             continue  # a version node of the export map (AE_1, AE_2)
         if "*" in name:  # a family: AE_E_*, ae_delegate_v<N-1>, AE_CONFIG_V<N>_FIELDS
-            if not any(fnmatch.fnmatchcase(k, name) for k in known if k[:3] in ("ae_", "AE_")):
+            if not any(fnmatch.fnmatchcase(k, name) for k in repo.c_names()):
                 stale.append(name)
         elif name not in known:
             stale.append(name)
@@ -453,7 +465,7 @@ def stale_names(repo: "Repository", span: str) -> list[str]:
             if head not in repo.by_file or member not in repo.by_file[head] and member not in EXTENSIONS:
                 stale.append(f"{head}{rest}")
             continue
-        if head.split("+")[0] not in repo.declared | repo.types or head in SWIFT_STDLIB:
+        if head.split("+")[0] not in repo.declared and head.split("+")[0] not in repo.types or head in SWIFT_STDLIB:
             continue  # not ours (or a stale type: checked below as a type)
         for member in rest.split(".")[1:]:
             dotted.add(member)
