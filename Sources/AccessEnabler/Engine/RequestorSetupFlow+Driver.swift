@@ -59,6 +59,12 @@ struct SetupContext: Sendable {
 
 extension RequestorSetupFlow: DrivenFlow {
     static func perform(_ action: Action, of flowID: FlowID<Self>, on engine: isolated Engine) {
+        // `preconnect` follows `finish` in the same batch, when the flow has left the table: the
+        // ready requestor's service URL is the setup's.
+        if case .preconnect = action {
+            if let baseURL = engine.requestor?.backend.baseURL { engine.executor.preconnect(to: baseURL) }
+            return
+        }
         guard let setup = engine.context(of: flowID, as: SetupContext.self) else { return }
         let (id, baseURL, backend) = (setup.requestorID, setup.baseURL, setup.backend)
         let (store, scope, clock, logger) = (engine.store, engine.scope, engine.clock, engine.logger)
@@ -125,7 +131,7 @@ extension RequestorSetupFlow: DrivenFlow {
             engine.setup = nil
             engine.finishSetRequestor(setup.call, outcome, explanation: explanation)
         case .preconnect:
-            engine.executor.preconnect(to: baseURL)
+            break  // above
         case .emit, .log:
             break  // shared (Engine.execute)
         }
