@@ -42,6 +42,31 @@ import Testing
         #expect(adobe.requests[1].body.map { String(decoding: $0, as: UTF8.self) }?.contains("client_secret=") == true)
     }
 
+    /// A warm start (configuration and profiles fresh in the store) sends no request, and after
+    /// its callback opens the connection to the service URL (RequestorSetupFlow's `preconnect`,
+    /// which follows `finish`: the driver must still run it when the flow has left the table).
+    @Test func aWarmStartPreconnectsAfterItsCallbackAndSendsNothing() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ae-warm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let settings = Settings.test(storagePath: directory.appendingPathComponent("store.sqlite").path)
+        let first = try client(settings)
+        try await ready(first)
+        try await login(first)
+        first.shutdown()
+        #expect(adobe.preconnects.isEmpty, "a cold start does not preconnect")
+        let sent = adobe.requestCount
+        let warm = Recorder()
+        let second = try AccessEnabler(settings: settings, transport: adobe, clock: SystemClock())
+        second.delegate = warm
+        try second.setRequestor("REF30")
+        try await warm.wait { $0.isRequestorComplete }
+        for _ in 0..<500 where adobe.preconnects.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(adobe.preconnects == ["http://127.0.0.1:9"])
+        #expect(adobe.requestCount == sent, "the warm setRequestor sends no request")
+        second.shutdown()
+    }
+
     @Test func callsBeforeSetRequestorAreRefusedWithoutCallback() async throws {
         let enabler = try client()
         #expect(throws: AccessEnablerError.noRequestor()) { try enabler.checkAuthentication() }

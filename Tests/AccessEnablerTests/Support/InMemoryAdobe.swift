@@ -22,6 +22,11 @@ final class InMemoryAdobe: HTTPTransport, @unchecked Sendable {
 
     func shutdown() {}
 
+    /// The service URLs the SDK asked to open a connection to ahead of a request (the warm start).
+    var preconnects: [String] { lock.withLock { opened } }
+    private var opened: [String] = []
+    func preconnect(to url: String) { lock.withLock { opened.append(url) } }
+
     var requestCount: Int { lock.lock(); defer { lock.unlock() }; return requests.count }
     func requests(matching path: String) -> [HTTPRequest] {
         lock.lock(); defer { lock.unlock() }
