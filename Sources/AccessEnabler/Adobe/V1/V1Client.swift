@@ -52,8 +52,21 @@ package struct V1Client: Sendable {
         return headers
     }
 
-    private func url(_ path: String, _ query: [(String, String)] = []) -> String {
-        baseURL + path + (query.isEmpty ? "" : "?" + Encoding.form(query))
+    /// The URL of `operation` (its path in V1Operation, the catalogue): `parameters` fill the path's
+    /// placeholders in order, one segment each (Encoding.pathSegment); the query is form-encoded.
+    private func url(_ operation: V1Operation, _ parameters: [String] = [], _ query: [(String, String)] = []) -> String {
+        var values = parameters.makeIterator()
+        let path = operation.path.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            part.hasPrefix("{") ? Encoding.pathSegment(values.next() ?? "") : String(part)
+        }
+        return baseURL + path.joined(separator: "/") + (query.isEmpty ? "" : "?" + Encoding.form(query))
+    }
+
+    /// A request of `operation` (its method in V1Operation) to `url`.
+    private func request(_ operation: V1Operation, _ url: String, _ headers: [(name: String, value: String)], body: [UInt8]? = nil)
+        -> HTTPRequest
+    {
+        HTTPRequest(method: operation.method, url: url, headers: headers, body: body)
     }
 
     /// `requestor` and `deviceId`: the parameters of every device endpoint.
@@ -105,27 +118,27 @@ package struct V1Client: Sendable {
 
     /// GET /api/v1/config/{requestor}: the MVPD list with the platform SSO fields.
     package func configuration(_ requestor: String) async throws(CallFailure) -> RequestorConfiguration {
-        let url = url("/api/v1/config/" + Encoding.pathSegment(requestor))
+        let url = url(.configuration, [requestor])
         return try await call(.configuration, ConfigurationAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.configuration, url, headers(token))
         }.configuration(requestorID: requestor)
     }
 
     /// GET /api/v1/tokens/authn: the device's authentication token; nil when it has none (404) or
     /// it expired (410).
     package func authenticationToken(_ requestor: String) async throws(CallFailure) -> V1AuthenticationToken? {
-        let url = url("/api/v1/tokens/authn", device(requestor))
+        let url = url(.authenticationToken, [], device(requestor))
         return try await optional(.authenticationToken, V1AuthenticationToken.self, noneFor: [404, 410]) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.authenticationToken, url, headers(token))
         }
     }
 
     /// POST /reggie/v1/{requestor}/regcode with the selected MVPD: the code to show.
     package func registrationCode(_ requestor: String, mvpd: String) async throws(CallFailure) -> V1RegistrationRecord {
-        let url = url("/reggie/v1/" + Encoding.pathSegment(requestor) + "/regcode")
+        let url = url(.registrationCode, [requestor])
         let body = Array(Encoding.form([("deviceId", context().deviceID), ("mvpd", mvpd)]).utf8)
         return try await call(.registrationCode, V1RegistrationRecord.self) { token in
-            HTTPRequest(method: "POST", url: url, headers: headers(token, form: true), body: body)
+            request(.registrationCode, url, headers(token, form: true), body: body)
         }
     }
 
@@ -156,7 +169,7 @@ package struct V1Client: Sendable {
     package func freePreview(_ requestor: String, mvpd: String, domainName: String, identity: String?)
         async throws(CallFailure)
     {
-        let url = url("/api/v1/authenticate/freepreview")
+        let url = url(.freePreview)
         var fields = [
             ("requestor_id", requestor), ("deviceId", context().deviceID), ("mso_id", mvpd),
             ("domain_name", domainName),
@@ -164,22 +177,22 @@ package struct V1Client: Sendable {
         if let identity { fields.append(("generic_data", identity)) }
         let body = Array(Encoding.form(fields).utf8)
         _ = try await exchange(.freePreview) { token in
-            HTTPRequest(method: "POST", url: url, headers: headers(token, form: true), body: body)
+            request(.freePreview, url, headers(token, form: true), body: body)
         }
     }
 
     /// GET /api/v1/tokens/usermetadata: nil when there is no valid token (404, 412).
     package func userMetadata(_ requestor: String) async throws(CallFailure) -> V1UserMetadata? {
-        let url = url("/api/v1/tokens/usermetadata", device(requestor))
+        let url = url(.userMetadata, [], device(requestor))
         return try await optional(.userMetadata, V1UserMetadata.self, noneFor: [404, 412]) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.userMetadata, url, headers(token))
         }
     }
 
     /// DELETE /api/v1/logout: removes the device's authentication and authorization tokens (204).
     package func logout(_ requestor: String) async throws(CallFailure) {
-        let url = url("/api/v1/logout", device(requestor))
-        _ = try await exchange(.logout) { token in HTTPRequest(method: "DELETE", url: url, headers: headers(token)) }
+        let url = url(.logout, [], device(requestor))
+        _ = try await exchange(.logout) { token in request(.logout, url, headers(token)) }
     }
 
     // MARK: Authorization
@@ -191,17 +204,17 @@ package struct V1Client: Sendable {
     {
         var query = device(requestor) + [("resource", resource)]
         if let identity { query.append(("generic_data", identity)) }
-        let url = url("/api/v1/authorize", query)
+        let url = url(.authorize, [], query)
         return try await call(.authorize, V1AuthorizationToken.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.authorize, url, headers(token))
         }
     }
 
     /// GET /api/v1/tokens/media: the short media token of an authorized resource.
     package func mediaToken(_ requestor: String, resource: String) async throws(CallFailure) -> V1MediaToken {
-        let url = url("/api/v1/tokens/media", device(requestor) + [("resource", resource)])
+        let url = url(.mediaToken, [], device(requestor) + [("resource", resource)])
         return try await call(.mediaToken, V1MediaToken.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.mediaToken, url, headers(token))
         }
     }
 
@@ -237,9 +250,9 @@ package struct V1Client: Sendable {
 
     /// GET /api/v1/preauthorize with up to the per-call limit of resources (comma-separated).
     package func preauthorize(_ requestor: String, resources: [String]) async throws(CallFailure) -> [Decision] {
-        let url = url("/api/v1/preauthorize", device(requestor) + [("resource", resources.joined(separator: ","))])
+        let url = url(.preauthorize, [], device(requestor) + [("resource", resources.joined(separator: ","))])
         return try await call(.preauthorize, V1PreauthorizeAnswer.self) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token))
+            request(.preauthorize, url, headers(token))
         }.decisions
     }
 
@@ -248,11 +261,9 @@ package struct V1Client: Sendable {
     /// GET /api/v1/{requestor}/profile-requests/{mvpd}: the opaque payload for the partner's
     /// verification token (application/octet-stream, passed on unparsed).
     package func profileRequest(_ requestor: String, mvpd: String) async throws(CallFailure) -> String {
-        let url = url(
-            "/api/v1/" + Encoding.pathSegment(requestor) + "/profile-requests/" + Encoding.pathSegment(mvpd),
-            [("deviceType", Self.partnerDeviceType)])
+        let url = url(.profileRequest, [requestor, mvpd], [("deviceType", Self.partnerDeviceType)])
         let response = try await exchange(.profileRequest) { token in
-            HTTPRequest(method: "GET", url: url, headers: headers(token, accept: "application/octet-stream, application/json"))
+            request(.profileRequest, url, headers(token, accept: "application/octet-stream, application/json"))
         }
         guard !response.body.isEmpty, let payload = String(validating: response.body, as: UTF8.self) else {
             throw CallFailure(
@@ -268,14 +279,14 @@ package struct V1Client: Sendable {
     /// SAMLResponseEncoding and goes into the form body as is (never encoded again). 204: the
     /// device has an authentication token.
     package func tokenExchange(_ requestor: String, mvpd: String, samlResponse: String) async throws(CallFailure) {
-        let url = url("/api/v1/tokens/authn")
+        let url = url(.tokenExchange)
         let fields = Encoding.form([
             ("requestor", requestor), ("deviceId", context().deviceID), ("mvpd", mvpd),
             ("deviceType", Self.partnerDeviceType),
         ])
         let body = Array((fields + "&SAMLResponse=" + samlResponse).utf8)
         _ = try await exchange(.tokenExchange) { token in
-            HTTPRequest(method: "POST", url: url, headers: headers(token, form: true), body: body)
+            request(.tokenExchange, url, headers(token, form: true), body: body)
         }
     }
 
