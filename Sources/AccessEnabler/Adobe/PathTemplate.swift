@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Reads a request path against the path templates of an operation catalogue (V2Operation,
-/// V1Operation: `/api/v2/{serviceProvider}/profiles/{mvpd}`): which operation a path is, and the
-/// values of its parameters. Used where a request is routed (the tests' in-memory Adobe, the fuzzer).
+/// Fills and reads the path templates of an operation catalogue (V2Operation,
+/// V1Operation: `/api/v2/{serviceProvider}/profiles/{mvpd}`): a request's path from its values, and
+/// which operation a path is, with the values of its parameters (the clients build with it; the
+/// tests' in-memory Adobe and the fuzzer route with it).
 package enum PathTemplate {
     /// The operation of `candidates` (each with its full path template) that `path` fits, with its
     /// parameters by name (as sent: percent-encoded). A literal segment wins over a parameter
@@ -31,5 +32,14 @@ package enum PathTemplate {
             if fits, literals > (best?.literals ?? -1) { best = (operation, parameters, literals) }
         }
         return best.map { ($0.operation, $0.parameters) }
+    }
+
+    /// `template` with its parameters filled in order by `values`, each one path segment
+    /// (Encoding.pathSegment): the path of a request.
+    package static func fill(_ template: String, _ values: [String]) -> String {
+        var values = values.makeIterator()
+        return template.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            part.hasPrefix("{") ? Encoding.pathSegment(values.next() ?? "") : String(part)
+        }.joined(separator: "/")
     }
 }

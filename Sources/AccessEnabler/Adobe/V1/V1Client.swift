@@ -55,11 +55,7 @@ package struct V1Client: Sendable {
     /// The URL of `operation` (its path in V1Operation, the catalogue): `parameters` fill the path's
     /// placeholders in order, one segment each (Encoding.pathSegment); the query is form-encoded.
     private func url(_ operation: V1Operation, _ parameters: [String] = [], _ query: [(String, String)] = []) -> String {
-        var values = parameters.makeIterator()
-        let path = operation.path.split(separator: "/", omittingEmptySubsequences: false).map { part in
-            part.hasPrefix("{") ? Encoding.pathSegment(values.next() ?? "") : String(part)
-        }
-        return baseURL + path.joined(separator: "/") + (query.isEmpty ? "" : "?" + Encoding.form(query))
+        baseURL + PathTemplate.fill(operation.path, parameters) + (query.isEmpty ? "" : "?" + Encoding.form(query))
     }
 
     /// A request of `operation` (its method in V1Operation) to `url`.

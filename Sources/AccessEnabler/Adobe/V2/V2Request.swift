@@ -29,12 +29,9 @@ package struct V2Request: Sendable {
     /// The URL under `baseURL` (the service URL, no trailing slash) for `requestor`: each parameter
     /// is one path segment (Encoding.pathSegment), the query is percent-encoded.
     package func url(baseURL: String, requestor: String) -> String {
-        var values = ([requestor] + parameters).makeIterator()
-        let path = operation.path.split(separator: "/").map { part in
-            part.hasPrefix("{") ? Encoding.pathSegment(values.next() ?? "") : String(part)
-        }
+        let path = PathTemplate.fill(operation.path, [requestor] + parameters)
         let query = query.map { $0.0 + "=" + Encoding.percentEncode($0.1) }.joined(separator: "&")
-        return baseURL + V2Operation.basePath + "/" + path.joined(separator: "/") + (query.isEmpty ? "" : "?" + query)
+        return baseURL + V2Operation.basePath + path + (query.isEmpty ? "" : "?" + query)
     }
 
     /// The headers: `Authorization` and `Accept`, then those the operation carries, in this order.
