@@ -91,13 +91,18 @@ extension AnswerOnce {
     /// The timer is a child task of the waiting one, not a task of its own: it runs where the
     /// waiting task runs (the client's engine thread, never Swift's cooperative pool, which a host
     /// may keep busy: docs/THREADING.md) and ends with the wait.
+    ///
+    /// A `TaskGroup<Void>`, not a discarding group: before swiftlang/swift#81814 (May 2025; Swift
+    /// 6.0 and 6.1 have the bug) a discarding group's wait for its children wrote the body's result
+    /// type into a buffer of the children's (Void) size, past it into the waiting task's allocator:
+    /// a client built with Debian's Swift 6.0.3 crashed now and then ("free(): invalid pointer").
     package static func wait(
         timeoutMillis: Int64?, clock: any WallClock = SystemClock(),
         timedOut: @escaping @Sendable () -> Value, cancelled: @escaping @Sendable () -> Value,
         _ start: (AnswerOnce<Value>) -> Void
     ) async -> Value {
         guard let timeoutMillis else { return await outcome(cancelled: cancelled, start) }
-        return await withDiscardingTaskGroup { timers in
+        return await withTaskGroup(of: Void.self, returning: Value.self) { timers in
             let timer = Timer()
             timers.addTask {
                 await clock.sleep(millis: timeoutMillis)
