@@ -300,10 +300,15 @@ def struct(c_name: str, members: list[tuple[str, str, object]], types: Types) ->
     newest = max([1] + [int(text.split()[1]) for kind, text, _ in members if kind == "version"])
     fields, callbacks, function_types = [], [], []
     for kind, name, detail in members:
-        in_table = prefix is None and (kind == "callback" or bool(callbacks))
+        # A callback declared with its named type (`ae_http_send_fn send;`): that type's CFUNCTYPE.
+        named = types.functions.get(detail) if kind == "field" else None
+        in_table = prefix is None and (kind == "callback" or named is not None or bool(callbacks))
         where = f"{c_name}.{name}"
         if kind == "version":
             (callbacks if in_table else fields).append(("    " if in_table else "        ") + f"# {name}\n")
+        elif named is not None:
+            (callbacks if in_table else fields).append(
+                f'    ("{name}", {named}),\n' if in_table else f'        ("{name}", {named}),\n')
         elif kind == "field":
             if in_table:
                 raise HeaderError(f"{where}: a field after the callbacks (the table holds callbacks only)")
