@@ -17,7 +17,7 @@
 * c-boundary: the C calls with control characters, dot segments and invalid UTF-8 in their
   strings, host replies with body lengths at their limits, partner replies with extremes, and the
   whole flow re-entrant (callbacks, the log sink and partner requests calling back into the SDK);
-* c-boundary, single sign-on: every token of the dictionary through ae_client_set_identity_token,
+* c-boundary, single sign-on: every token of the dictionary through ae_set_identity_token,
   the identity provider answering at once, later or never (held requests answered from several
   threads, still pending at destroy), bogus replies;
 * struct-versions: each versioned struct at every version, 0, the next one and UInt32's extremes;
@@ -517,7 +517,7 @@ def c_boundary() -> None:
 
 # ---- c-boundary, single sign-on (Sources/AccessEnablerFuzz/CBoundary+Identity.swift) ----
 
-# Call bytes 0xF0-0xFF (the byte % 16 calls never use them): 0xF0 ae_client_set_identity_token(kind,
+# Call bytes 0xF0-0xFF (the byte % 16 calls never use them): 0xF0 ae_set_identity_token(kind,
 # token), 0xF6 the identity provider's policy and token, 0xF7 a held request answered from 1-4
 # threads, 0xF8 replies to handles that are no pending identity request.
 C_ID_SET, C_ID_POLICY, C_ID_REPLY_HELD, C_ID_BOGUS = 0xF0, 0xF6, 0xF7, 0xF8
@@ -552,7 +552,7 @@ def id_policy(needed: int, later: int, token) -> bytes:
 
 
 def c_boundary_identity() -> None:
-    # Every token through ae_client_set_identity_token, then a flow that sends it (kinds alternating).
+    # Every token through ae_set_identity_token, then a flow that sends it (kinds alternating).
     for index, token in enumerate(C_TOKENS):
         kind = 2 if index % 2 else 1
         write("c-boundary", f"identity-set-{index}-{kind}", c_input(calls=[id_set(kind, token)] + C_FLOW[:4]))

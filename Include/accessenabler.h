@@ -77,6 +77,15 @@
 #define AE_API
 #endif
 
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(AE_DOXYGEN)
+/** Marks an exported function renamed in a 1.x release (not for direct use): it keeps working until
+    the next major, and the compiler names its new name. */
+#define AE_RENAMED_(replacement, version) __attribute__((deprecated("renamed " replacement " in " version)))
+#else
+/** Marks an exported function renamed in a 1.x release (no attribute on this compiler). */
+#define AE_RENAMED_(replacement, version)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -87,6 +96,8 @@ extern "C" {
  *  @brief The calls a host makes on a client: setRequestor, checkAuthentication, getAuthorization, ... */
 /** @defgroup callbacks Callbacks
  *  @brief The delegate: AccessEnabler's callbacks and the values they carry. */
+/** @defgroup payloads Callback data without JSON
+ *  @brief Typed views of what the callbacks carry, read field by field (since 1.4). */
 /** @defgroup partner Partner framework
  *  @brief The platform's TV-provider single sign-on (Apple's Video Subscriber Account model, made portable). */
 /** @defgroup transport HTTP transport
@@ -128,7 +139,7 @@ extern "C" {
 
 
 #define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
-#define AE_VERSION_MINOR 3 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_MINOR 4 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
 #define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -351,6 +362,15 @@ typedef struct ae_partner_request ae_partner_request;
 /** The version of ae_partner_framework this header has (docs/ABI.md): 1, + cancel_request in 2. */
 #define AE_PARTNER_FRAMEWORK_VERSION 2
 
+/* The types of ae_partner_framework's callbacks (since 1.4; documented at its fields). */
+/** The type of ae_partner_framework.check_access_status (see there). Since 1.4. */
+typedef void (*ae_partner_check_access_status_fn)(int32_t prompt, ae_partner_request *request, void *user_data);
+/** The type of ae_partner_framework.enqueue_metadata_request (see there). Since 1.4. */
+typedef void (*ae_partner_enqueue_metadata_request_fn)(const char *request_json, ae_partner_request *request,
+                                                      void *user_data);
+/** The type of ae_partner_framework.cancel_request (see there). Since 1.4. */
+typedef void (*ae_partner_cancel_request_fn)(ae_partner_request *request, void *user_data);
+
 /**
  * The platform's TV-provider SSO, given to ae_client_create() through ae_config.partner (the
  * struct is copied, up to its version's last field; `user_data` is kept). check_access_status and
@@ -366,7 +386,7 @@ typedef struct ae_partner_framework {
 
     /** checkAccessStatus: `prompt` non-zero lets the platform ask the viewer. Answer with
         ae_partner_request_reply_access_status() or ae_partner_request_reply_error(). */
-    void (*check_access_status)(int32_t prompt, ae_partner_request *request, void *user_data);
+    ae_partner_check_access_status_fn check_access_status;
 
     /** enqueue(VSAccountMetadataRequest): `request_json` is {"channelIdentifier" (the SAML issuer:
         https://saml.sp.auth.adobe.com, or https://saml.sp.auth-staging.adobe.com for staging hosts),
@@ -374,7 +394,7 @@ typedef struct ae_partner_framework {
         (true: the platform may show its provider picker or login), "supportedAccountProviderIdentifiers",
         "featuredAccountProviderIdentifiers", "attributeNames", "verificationToken" (the SAML request,
         Base64, passed unparsed)} (borrowed). Answer with ae_partner_request_reply_metadata() or ae_partner_request_reply_error(). */
-    void (*enqueue_metadata_request)(const char *request_json, ae_partner_request *request, void *user_data);
+    ae_partner_enqueue_metadata_request_fn enqueue_metadata_request;
 
     /* version 2 */
     /** Optional (NULL: not told). The SDK stopped waiting for `request` before it was answered: the
@@ -383,7 +403,7 @@ typedef struct ae_partner_framework {
         may dismiss what it shows for it (its picker, its login). A reply to `request` afterwards
         returns AE_E_INVALID_HANDLE. Called once per such request, on an SDK thread or on the thread
         calling ae_client_destroy() (before it returns); must not block and must not reply. */
-    void (*cancel_request)(ae_partner_request *request, void *user_data);
+    ae_partner_cancel_request_fn cancel_request;
 } ae_partner_framework;
 
 /** Static initialiser of an ae_partner_framework: every field NULL / 0, the version this header has. */
@@ -463,6 +483,14 @@ typedef struct ae_http_request ae_http_request;
 /** The version of ae_http_transport this header has (docs/ABI.md). */
 #define AE_HTTP_TRANSPORT_VERSION 1
 
+/* The types of ae_http_transport's callbacks (since 1.4; documented at its fields). */
+/** The type of ae_http_transport.send (see there). Since 1.4. */
+typedef void (*ae_http_send_fn)(const char *method, const char *url, const char *const *headers,
+                                const uint8_t *body, size_t body_length, int32_t timeout_ms,
+                                ae_http_request *request, void *user_data);
+/** The type of ae_http_transport.cancel (see there). Since 1.4. */
+typedef void (*ae_http_cancel_fn)(ae_http_request *request, void *user_data);
+
 /**
  * The host's HTTP stack, given to ae_client_create() through ae_config.transport (the struct is
  * copied, up to its version's last field; `user_data` is kept). `send` is required.
@@ -476,15 +504,14 @@ typedef struct ae_http_transport {
         (body_length 0). `timeout_ms` is the whole exchange's budget. Called on an SDK thread; must not block.
         Never called once ae_client_destroy() has returned (destroy waits for a `send` running on
         another thread). */
-    void (*send)(const char *method, const char *url, const char *const *headers, const uint8_t *body,
-                 size_t body_length, int32_t timeout_ms, ae_http_request *request, void *user_data);
+    ae_http_send_fn send;
 
     /** Optional: the SDK no longer needs the answer (client destroyed, flow cancelled, timed out). The
         host may still reply; the reply is then refused with AE_E_INVALID_HANDLE. Called at most once per
         request the host got in `send`, on an SDK thread or, for the requests in flight at destroy, on the
         thread calling ae_client_destroy() (before it returns); never after destroy has returned. Must
         not block. */
-    void (*cancel)(ae_http_request *request, void *user_data);
+    ae_http_cancel_fn cancel;
 } ae_http_transport;
 
 /** Static initialiser of an ae_http_transport: every field NULL, the version this header has. */
@@ -589,9 +616,16 @@ enum {
 /** The version of ae_identity_provider this header has (docs/ABI.md): 1 (1.2). */
 #define AE_IDENTITY_PROVIDER_VERSION 1
 
+/* The types of ae_identity_provider's callbacks (since 1.4; documented at its fields). */
+/** The type of ae_identity_provider.request_token (see there). Since 1.4. */
+typedef void (*ae_identity_request_token_fn)(int32_t kind, int32_t reason, ae_identity_request *request,
+                                             void *user_data);
+/** The type of ae_identity_provider.cancel_request (see there). Since 1.4. */
+typedef void (*ae_identity_cancel_request_fn)(ae_identity_request *request, void *user_data);
+
 /**
  * Where the SDK asks for single sign-on tokens (docs/PLATFORM-SSO.md): the pull form of
- * ae_client_set_identity_token(), for platforms that issue tokens on demand. The SDK asks at
+ * ae_set_identity_token(), for platforms that issue tokens on demand. The SDK asks at
  * ae_set_requestor() for each kind the host gives and has no valid token of (and waits for the
  * answers, at most `timeout_ms`, before the profiles call, which then carries them), in the
  * background when a token it holds nears its `exp`, and after Adobe refused one. Pointed to by
@@ -607,13 +641,13 @@ typedef struct ae_identity_provider {
     /** Required. The SDK needs a token of `kind` (AE_IDENTITY_TOKEN_*) for `reason`
         (AE_IDENTITY_REASON_*). Answer with ae_identity_request_reply(), now or later, from any thread;
         must not block. Called on an SDK thread. */
-    void (*request_token)(int32_t kind, int32_t reason, ae_identity_request *request, void *user_data);
+    ae_identity_request_token_fn request_token;
 
     /** Optional (NULL: not told). The SDK stopped waiting for `request` (it timed out, or the client is
         being destroyed); a reply afterwards returns AE_E_INVALID_HANDLE. Called once per such request,
         on an SDK thread or on the thread calling ae_client_destroy() (before it returns). Must not
         block or reply. */
-    void (*cancel_request)(ae_identity_request *request, void *user_data);
+    ae_identity_cancel_request_fn cancel_request;
 } ae_identity_provider;
 
 /** Static initialiser of an ae_identity_provider: every field NULL / 0, the version this header has. */
@@ -633,7 +667,7 @@ AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_
 
 /**
  * Answers request_token with a token, or with none (`token` NULL: the SDK goes on without single
- * sign-on of that kind). The token is checked as ae_client_set_identity_token() checks it; one that
+ * sign-on of that kind). The token is checked as ae_set_identity_token() checks it; one that
  * fails the checks is not used (the host hears of it through a `status` SSO400, `details`
  * "sdk_check"), and the reply still ends the request.
  *
@@ -731,7 +765,7 @@ typedef struct ae_config {
 
     /* version 6 */
     const ae_identity_provider *identity; /**< NULL: none (the host may still set tokens with
-                                               ae_client_set_identity_token()). Copied at create. */
+                                               ae_set_identity_token()). Copied at create. */
 } ae_config;
 
 /** Static initialiser of an ae_config: every field 0 / NULL (the defaults), the version this header has. */
@@ -771,6 +805,37 @@ AE_API int32_t ae_config_init(ae_config *config, uint32_t version);
 /** The version of ae_delegate this header has (docs/ABI.md). */
 #define AE_DELEGATE_VERSION 1
 
+/* The types of ae_delegate's callbacks (since 1.4; documented at its fields). */
+/** The type of ae_delegate.set_requestor_complete (see there). Since 1.4. */
+typedef void (*ae_delegate_set_requestor_complete_fn)(int32_t status, void *user_data);
+/** The type of ae_delegate.set_authentication_status (see there). Since 1.4. */
+typedef void (*ae_delegate_set_authentication_status_fn)(int32_t status, const char *error_code,
+                                                         void *user_data);
+/** The type of ae_delegate.set_token (see there). Since 1.4. */
+typedef void (*ae_delegate_set_token_fn)(const char *token, const char *resource, void *user_data);
+/** The type of ae_delegate.token_request_failed (see there). Since 1.4. */
+typedef void (*ae_delegate_token_request_failed_fn)(const char *resource, const char *error_code,
+                                                    const char *error_description, void *user_data);
+/** The type of ae_delegate.selected_provider (see there). Since 1.4. */
+typedef void (*ae_delegate_selected_provider_fn)(const char *mvpd_json, void *user_data);
+/** The type of ae_delegate.display_provider_dialog (see there). Since 1.4. */
+typedef void (*ae_delegate_display_provider_dialog_fn)(const char *mvpds_json, void *user_data);
+/** The type of ae_delegate.navigate_to_url (see there). Since 1.4. */
+typedef void (*ae_delegate_navigate_to_url_fn)(const char *url, void *user_data);
+/** The type of ae_delegate.send_tracking_data (see there). Since 1.4. */
+typedef void (*ae_delegate_send_tracking_data_fn)(int32_t event_type, const char *data_json, void *user_data);
+/** The type of ae_delegate.set_metadata_status (see there). Since 1.4. */
+typedef void (*ae_delegate_set_metadata_status_fn)(const char *metadata_json, int32_t encrypted, int32_t key,
+                                                   const char *arguments_json, void *user_data);
+/** The type of ae_delegate.preauthorized_resources (see there). Since 1.4. */
+typedef void (*ae_delegate_preauthorized_resources_fn)(const char *resources_json, void *user_data);
+/** The type of ae_delegate.present_tv_provider_dialog (see there). Since 1.4. */
+typedef void (*ae_delegate_present_tv_provider_dialog_fn)(const char *dialog_json, void *user_data);
+/** The type of ae_delegate.dismiss_tv_provider_dialog (see there). Since 1.4. */
+typedef void (*ae_delegate_dismiss_tv_provider_dialog_fn)(const char *dialog_json, void *user_data);
+/** The type of ae_delegate.status (see there). Since 1.4. */
+typedef void (*ae_delegate_status_fn)(const char *status_json, void *user_data);
+
 /**
  * The host's callbacks, given to ae_client_create() (the struct is copied, up to its version's last
  * field; `user_data` is kept). Every callback is optional.
@@ -781,55 +846,53 @@ typedef struct ae_delegate {
 
     /** setRequestorComplete: `status` is AE_ACCESS_ENABLER_STATUS_SUCCESS (1) or _ERROR (0); on 0 a
         `status` callback before it names the error. */
-    void (*set_requestor_complete)(int32_t status, void *user_data);
+    ae_delegate_set_requestor_complete_fn set_requestor_complete;
 
     /** setAuthenticationStatus: `status` 1 (authenticated, `error_code` "") or 0 with one of the
         AE_*_ERROR strings. */
-    void (*set_authentication_status)(int32_t status, const char *error_code, void *user_data);
+    ae_delegate_set_authentication_status_fn set_authentication_status;
 
     /** setToken: the short media token (Base64, as Adobe issues it; verify it with Adobe's Media Token
         Verifier; never cache it) for `resource`. */
-    void (*set_token)(const char *token, const char *resource, void *user_data);
+    ae_delegate_set_token_fn set_token;
 
     /** tokenRequestFailed: `error_code` is an AE_*_ERROR string; `error_description` the MVPD's or
         Adobe's message ("" if none). While Adobe is failing the SDK answers at once without sending
         (the `status` before it: enhanced error `service_unavailable`, docs/OUTAGE.md); a host that
         calls again on failure should wait a random time (a fixed delay keeps a fleet in step). */
-    void (*token_request_failed)(const char *resource, const char *error_code, const char *error_description,
-                                 void *user_data);
+    ae_delegate_token_request_failed_fn token_request_failed;
 
     /** selectedProvider: the current MVPD as a JSON object (see display_provider_dialog), or NULL. */
-    void (*selected_provider)(const char *mvpd_json, void *user_data);
+    ae_delegate_selected_provider_fn selected_provider;
 
     /** displayProviderDialog: JSON array of MVPD objects {"ID", "displayName", "logoURL",
         "isTempPass", "enablePlatformServices", "boardingStatus"}; answer with ae_set_selected_provider()
         (NULL to cancel). */
-    void (*display_provider_dialog)(const char *mvpds_json, void *user_data);
+    ae_delegate_display_provider_dialog_fn display_provider_dialog;
 
     /** navigateToUrl: open `url` in a browser (AE_LOGIN_BROWSER mode only). */
-    void (*navigate_to_url)(const char *url, void *user_data);
+    ae_delegate_navigate_to_url_fn navigate_to_url;
 
     /** sendTrackingData: `event_type` AE_TRACKING_*; `data_json` a JSON array of strings (Adobe's data
         arrays, e.g. authentication: [success, mvpd, guid, cached, deviceType, clientType, os]). */
-    void (*send_tracking_data)(int32_t event_type, const char *data_json, void *user_data);
+    ae_delegate_send_tracking_data_fn send_tracking_data;
 
     /** setMetadataStatus: `metadata_json` is the value as JSON (NULL when unavailable): opcodes 0 and 1 a
         number, the expiry in milliseconds since the Unix epoch; opcode 2 a string (NULL, after a META403
         status, until setOptions "deviceIdMetadata" enables it); opcode 3 the attribute's
         value (string, number or array). `encrypted` is 1 when a user metadata value is encrypted with
         the programmer's key. `key` is the opcode; `arguments_json` the key object given to getMetadata. */
-    void (*set_metadata_status)(const char *metadata_json, int32_t encrypted, int32_t key,
-                                const char *arguments_json, void *user_data);
+    ae_delegate_set_metadata_status_fn set_metadata_status;
 
     /** preauthorizedResources: JSON array of the resources the viewer may watch (UI hints only). */
-    void (*preauthorized_resources)(const char *resources_json, void *user_data);
+    ae_delegate_preauthorized_resources_fn preauthorized_resources;
 
     /** presentTvProviderDialog: the partner framework's provider picker is about to show; `dialog_json` is
         {"partner", "supportedAccountProviderIdentifiers", "featuredAccountProviderIdentifiers"}. */
-    void (*present_tv_provider_dialog)(const char *dialog_json, void *user_data);
+    ae_delegate_present_tv_provider_dialog_fn present_tv_provider_dialog;
 
     /** dismissTvProviderDialog: the partner picker is gone. */
-    void (*dismiss_tv_provider_dialog)(const char *dialog_json, void *user_data);
+    ae_delegate_dismiss_tv_provider_dialog_fn dismiss_tv_provider_dialog;
 
     /** status (EntitlementStatus): advanced status as a JSON object {"errorId", "level" ("info", "warning",
         "error"), "message", "details"?, ...} plus, when it came from Adobe's enhanced error codes,
@@ -844,7 +907,7 @@ typedef struct ae_delegate {
         "aliases" (an array of strings): APPL has "aliases": ["AAPL"], APPL_ERROR "aliases": ["AAPL_ERROR"]
         (Adobe's error table writes AAPL / AAPL_ERROR). A host ported from iOS matches either spelling
         with: errorId == X, or X in aliases. */
-    void (*status)(const char *status_json, void *user_data);
+    ae_delegate_status_fn status;
 } ae_delegate;
 
 /** Static initialiser of an ae_delegate: every callback NULL, the version this header has. */
@@ -1005,7 +1068,7 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
  */
 AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
 
-/** Kinds of single sign-on token (ae_client_set_identity_token; docs/PLATFORM-SSO.md). Since 1.2. */
+/** Kinds of single sign-on token (ae_set_identity_token; docs/PLATFORM-SSO.md). Since 1.2. */
 enum {
     AE_IDENTITY_TOKEN_PLATFORM = 1, /**< a platform identity (JWS or JWE) from the box's platform: sent as
                                          `Adobe-Subject-Token` (V2 and V1); a second app of the same subject
@@ -1034,9 +1097,25 @@ enum {
  * @return AE_OK; AE_E_INVALID_ARG (an unknown kind, or a token refused: ae_last_error_message()
  *         says why, e.g. "AD-Service-Token refused: alg \"none\" is not allowed");
  *         AE_E_INVALID_HANDLE.
- * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ * Ownership: copied. Thread: any. Callback: none. Since 1.4 (symbol version AE_1.4); the same function was
+ * ae_client_set_identity_token() in 1.2 and 1.3.
  */
-AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, const char *token);
+AE_API int32_t ae_set_identity_token(ae_client *client, int32_t kind, const char *token);
+
+#if !defined(AE_NO_DEPRECATED) || defined(AE_DOXYGEN)
+/**
+ * @deprecated Renamed ae_set_identity_token() in 1.4, into the scheme of the calls (ae_set_options()):
+ * the same function, still exported (node AE_1.2) for programs built against 1.2 and 1.3, until the
+ * next major. Define AE_NO_DEPRECATED to hide it.
+ *
+ * @param client  See ae_set_identity_token().
+ * @param kind    See ae_set_identity_token().
+ * @param token   See ae_set_identity_token().
+ * @return See ae_set_identity_token(). Ownership: copied. Thread: any. Callback: none. Since 1.2.
+ */
+AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, const char *token)
+    AE_RENAMED_("ae_set_identity_token", "1.4");
+#endif
 
 /**
  * setRequestor. Registers the application (DCR) and gets an access token when needed, loads the
@@ -1233,6 +1312,228 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  */
 AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
                                void *user_data);
+
+/** @} */
+
+/** @addtogroup payloads
+ * @{ */
+
+/* ============================================================================================
+ * Callback data without JSON (since 1.4; docs/DECISIONS.md, "Typed callback data")
+ *
+ * Every callback that passes JSON (and set_token, token_request_failed, send_tracking_data,
+ * set_metadata_status, the ae_preauthorize() completion) can be read field by field instead: inside
+ * the callback, ae_callback_payload() gives a typed view of what the callback carries, read with
+ * the ae_payload_*() accessors as libcurl's curl_easy_getinfo() reads a transfer: a field is named
+ * by an AE_FIELD_* constant and read with the accessor of its type. The view is the callback's JSON
+ * itself, field for field (the JSON arguments stay, byte for byte, for hosts that parse them).
+ *
+ * Lifetime: a view, its children and every string read from it live until the callback returns,
+ * on the thread running the callback; copy what you keep. After that, or on another thread, every
+ * accessor answers as for a NULL view (NULL, 0, AE_E_INVALID_HANDLE): a stale view never crashes.
+ * Absent is not empty: a field Adobe did not send (or of another type than the one asked for) reads
+ * as NULL / AE_E_INVALID_ARG, an empty string as "" with length 0. Strings are UTF-8 with their
+ * length in bytes (a string may hold a NUL: use the length). The accessors allocate nothing the
+ * host frees and take no lock of the client.
+ * ============================================================================================ */
+
+/** A typed view of a callback's data, or of one of its parts (opaque; a number, never an address). */
+typedef struct ae_payload ae_payload;
+
+/** What a view holds (ae_payload_kind()). Append-only. */
+enum {
+    AE_PAYLOAD_NONE = 0,           /**< no view (NULL, stale, or outside a callback) */
+    AE_PAYLOAD_STATUS = 1,         /**< the `status` callback: AE_FIELD_ERROR_ID, _LEVEL, _MESSAGE, _DETAILS, _CAUSE,
+                                        _ALIASES, _ENHANCED_ERROR; REGCODE's _CODE, _URL, _ACTIVATION_URL, _NOT_AFTER;
+                                        LOGOUT's _URL */
+    AE_PAYLOAD_PROVIDERS = 2,      /**< display_provider_dialog: a list of AE_PAYLOAD_PROVIDER */
+    AE_PAYLOAD_PROVIDER = 3,       /**< selected_provider (no view when its argument is NULL), or one provider of a
+                                        list: AE_FIELD_ID, _DISPLAY_NAME, _LOGO_URL, _IS_TEMP_PASS,
+                                        _ENABLE_PLATFORM_SERVICES, _BOARDING_STATUS */
+    AE_PAYLOAD_TOKEN = 4,          /**< set_token: AE_FIELD_TOKEN, _RESOURCE */
+    AE_PAYLOAD_TOKEN_FAILURE = 5,  /**< token_request_failed: AE_FIELD_RESOURCE, _ERROR_CODE, _ERROR_DESCRIPTION */
+    AE_PAYLOAD_METADATA = 6,       /**< set_metadata_status: AE_FIELD_KEY, _ENCRYPTED, _VALUE (absent when NULL),
+                                        _ARGUMENTS */
+    AE_PAYLOAD_RESOURCES = 7,      /**< preauthorized_resources: a list of strings (the resource ids) */
+    AE_PAYLOAD_TRACKING = 8,       /**< send_tracking_data: AE_FIELD_EVENT_TYPE, _DATA (a list of strings) */
+    AE_PAYLOAD_PARTNER_DIALOG = 9, /**< present_ / dismiss_tv_provider_dialog: AE_FIELD_PARTNER,
+                                        _SUPPORTED_PROVIDERS, _FEATURED_PROVIDERS (lists of strings) */
+    AE_PAYLOAD_PREAUTHORIZE = 10,  /**< the ae_preauthorize() completion: AE_FIELD_DECISIONS (a list of
+                                        AE_PAYLOAD_DECISION), _STATUS (an AE_PAYLOAD_ENHANCED_ERROR, when the call failed) */
+    AE_PAYLOAD_DECISION = 11,      /**< one decision: AE_FIELD_ID, _AUTHORIZED, _ERROR (an AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_PAYLOAD_ENHANCED_ERROR = 12, /**< Adobe's Enhanced Error Code: AE_FIELD_STATUS (integer), _CODE, _ACTION,
+                                         _MESSAGE, _DETAILS, _HELP_URL, _TRACE */
+    AE_PAYLOAD_LIST = 13,          /**< a list (ae_payload_count(), ae_payload_at()) of strings or other views */
+    AE_PAYLOAD_OBJECT = 14,        /**< any other object (AE_FIELD_ARGUMENTS, an object-valued AE_FIELD_VALUE) */
+    AE_PAYLOAD_STRING = 15         /**< a string item of a list (ae_payload_text()) */
+};
+
+/** The fields of a view (AE_PAYLOAD_*), each with the JSON key it reads and its type. Append-only. */
+enum {
+    AE_FIELD_ERROR_ID = 1,          /**< "errorId" (string): the status's id (REGCODE, N130, Z100, ...) */
+    AE_FIELD_LEVEL = 2,             /**< "level" (string): "info", "warning" or "error" */
+    AE_FIELD_MESSAGE = 3,           /**< "message" (string) */
+    AE_FIELD_DETAILS = 4,           /**< "details" (string) */
+    AE_FIELD_CAUSE = 5,             /**< "cause" (string): the SDK's cause of SEC420 (certificate_expired, ...) */
+    AE_FIELD_ALIASES = 6,           /**< "aliases" (list of strings): other spellings of the status's id */
+    AE_FIELD_ENHANCED_ERROR = 7,    /**< "enhancedError" (view AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_FIELD_CODE = 8,              /**< "code" (string): REGCODE's code to show; an enhanced error's code */
+    AE_FIELD_URL = 9,               /**< "url" (string): REGCODE's URL, LOGOUT's page */
+    AE_FIELD_ACTIVATION_URL = 10,   /**< "activationUrl" (string): REGCODE's URL with the code filled in */
+    AE_FIELD_NOT_AFTER = 11,        /**< "notAfter" (integer): REGCODE's expiry, milliseconds since the Unix epoch */
+    AE_FIELD_STATUS = 12,           /**< "status": an enhanced error's HTTP status (integer); the preauthorize
+                                         completion's failure (view AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_FIELD_ACTION = 13,           /**< "action" (string): an enhanced error's action (retry, authentication, ...) */
+    AE_FIELD_HELP_URL = 14,         /**< "helpUrl" (string) */
+    AE_FIELD_TRACE = 15,            /**< "trace" (string) */
+    AE_FIELD_ID = 16,               /**< "ID" of a provider, "id" of a decision (string) */
+    AE_FIELD_DISPLAY_NAME = 17,     /**< "displayName" (string) */
+    AE_FIELD_LOGO_URL = 18,         /**< "logoURL" (string) */
+    AE_FIELD_IS_TEMP_PASS = 19,     /**< "isTempPass" (boolean) */
+    AE_FIELD_ENABLE_PLATFORM_SERVICES = 20, /**< "enablePlatformServices" (boolean): the provider supports the
+                                                  platform's single sign-on */
+    AE_FIELD_BOARDING_STATUS = 21,  /**< "boardingStatus" (string) */
+    AE_FIELD_TOKEN = 22,            /**< "token" (string): the short media token */
+    AE_FIELD_RESOURCE = 23,         /**< "resource" (string) */
+    AE_FIELD_ERROR_CODE = 24,       /**< "errorCode" (string): an AE_*_ERROR string */
+    AE_FIELD_ERROR_DESCRIPTION = 25, /**< "errorDescription" (string) */
+    AE_FIELD_KEY = 26,              /**< "key" (integer): getMetadata's opcode */
+    AE_FIELD_ENCRYPTED = 27,        /**< "encrypted" (boolean) */
+    AE_FIELD_VALUE = 28,            /**< "value": the metadata (integer for opcodes 0 and 1, string for 2, string,
+                                         integer, list or view for 3) */
+    AE_FIELD_ARGUMENTS = 29,        /**< "arguments" (view AE_PAYLOAD_OBJECT): the key object given to getMetadata */
+    AE_FIELD_EVENT_TYPE = 30,       /**< "eventType" (integer): AE_TRACKING_* */
+    AE_FIELD_DATA = 31,             /**< "data" (list of strings): the tracking event's data array */
+    AE_FIELD_PARTNER = 32,          /**< "partner" (string) */
+    AE_FIELD_SUPPORTED_PROVIDERS = 33, /**< "supportedAccountProviderIdentifiers" (list of strings) */
+    AE_FIELD_FEATURED_PROVIDERS = 34,  /**< "featuredAccountProviderIdentifiers" (list of strings) */
+    AE_FIELD_DECISIONS = 35,        /**< "decisions" (list of AE_PAYLOAD_DECISION) */
+    AE_FIELD_AUTHORIZED = 36,       /**< "authorized" (boolean) */
+    AE_FIELD_ERROR = 37,            /**< "error" (view AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_FIELD_OP_CODE = 38,          /**< "opCode" (integer), in AE_FIELD_ARGUMENTS */
+    AE_FIELD_RESOURCE_ID = 39,      /**< "resource_id" (string), in AE_FIELD_ARGUMENTS */
+    AE_FIELD_USER_METADATA_NAME = 40 /**< "user_metadata_name" (string), in AE_FIELD_ARGUMENTS */
+};
+
+/** The type of a field (ae_payload_type()). Append-only. */
+enum {
+    AE_VALUE_ABSENT = 0,  /**< not there (Adobe did not send it, or the view is NULL or stale) */
+    AE_VALUE_STRING = 1,  /**< ae_payload_string() */
+    AE_VALUE_INTEGER = 2, /**< ae_payload_int64() */
+    AE_VALUE_BOOLEAN = 3, /**< ae_payload_bool() */
+    AE_VALUE_LIST = 4,    /**< ae_payload_child(), then ae_payload_count() and ae_payload_at() */
+    AE_VALUE_OBJECT = 5,  /**< ae_payload_child() */
+    AE_VALUE_OTHER = 6    /**< a JSON null or a fractional number: read the callback's JSON */
+};
+
+/**
+ * The typed view of the data of the callback running on this thread.
+ *
+ * @return The view (its kind says which callback's: AE_PAYLOAD_*), or NULL outside a callback, in a
+ *         callback with no data (set_requestor_complete, set_authentication_status, navigate_to_url,
+ *         selected_provider(NULL)) or on another thread.
+ * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none.
+ * Since 1.4 (symbol version AE_1.4).
+ */
+AE_API const ae_payload *ae_callback_payload(void);
+
+/**
+ * What `payload` holds.
+ *
+ * @param payload  A view (from ae_callback_payload(), ae_payload_child() or ae_payload_at()), or NULL.
+ * @return AE_PAYLOAD_*; AE_PAYLOAD_NONE for NULL or a stale view.
+ * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API int32_t ae_payload_kind(const ae_payload *payload);
+
+/**
+ * The type of `field` in `payload`.
+ *
+ * @param payload  A view, or NULL.
+ * @param field    An AE_FIELD_* constant.
+ * @return AE_VALUE_*: AE_VALUE_ABSENT when the field is not there (or `payload` is NULL or stale, or
+ *         `field` unknown).
+ * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API int32_t ae_payload_type(const ae_payload *payload, int32_t field);
+
+/**
+ * A string field of `payload`.
+ *
+ * @param payload     A view, or NULL.
+ * @param field       An AE_FIELD_* constant of a string field.
+ * @param[out] length NULL, or where the string's length in bytes goes (0 when NULL is returned).
+ * @return The UTF-8 string, NUL-terminated; NULL when the field is absent or not a string (or
+ *         `payload` is NULL or stale).
+ * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API const char *ae_payload_string(const ae_payload *payload, int32_t field, size_t *length);
+
+/**
+ * An integer field of `payload` (AE_FIELD_NOT_AFTER, AE_FIELD_STATUS, AE_FIELD_KEY, ...).
+ *
+ * @param payload    A view, or NULL.
+ * @param field      An AE_FIELD_* constant of an integer field.
+ * @param[out] value Where the value goes. Not NULL. Untouched unless AE_OK is returned.
+ * @return AE_OK; AE_E_INVALID_ARG (the field is absent or not an integer, or `value` is NULL);
+ *         AE_E_INVALID_HANDLE (`payload` NULL or stale).
+ * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API int32_t ae_payload_int64(const ae_payload *payload, int32_t field, int64_t *value);
+
+/**
+ * A boolean field of `payload` (AE_FIELD_IS_TEMP_PASS, AE_FIELD_AUTHORIZED, ...).
+ *
+ * @param payload    A view, or NULL.
+ * @param field      An AE_FIELD_* constant of a boolean field.
+ * @param[out] value Where the value goes (1 or 0). Not NULL. Untouched unless AE_OK is returned.
+ * @return AE_OK; AE_E_INVALID_ARG (the field is absent or not a boolean, or `value` is NULL);
+ *         AE_E_INVALID_HANDLE (`payload` NULL or stale).
+ * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API int32_t ae_payload_bool(const ae_payload *payload, int32_t field, int32_t *value);
+
+/**
+ * A list or object field of `payload`, as a view (AE_FIELD_ENHANCED_ERROR, AE_FIELD_ALIASES,
+ * AE_FIELD_DECISIONS, ...).
+ *
+ * @param payload  A view, or NULL.
+ * @param field    An AE_FIELD_* constant of a list or object field.
+ * @return The view (the same one each time it is asked for); NULL when the field is absent or
+ *         not a list or object (or `payload` is NULL or stale).
+ * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API const ae_payload *ae_payload_child(const ae_payload *payload, int32_t field);
+
+/**
+ * The number of items of a list view (AE_PAYLOAD_PROVIDERS, AE_PAYLOAD_RESOURCES, AE_PAYLOAD_LIST).
+ *
+ * @param list  A view, or NULL.
+ * @return The count; 0 for an empty list, a view that is no list, NULL or a stale view.
+ * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API size_t ae_payload_count(const ae_payload *list);
+
+/**
+ * Item `index` of a list view.
+ *
+ * @param list   A list view, or NULL.
+ * @param index  0 to ae_payload_count() - 1.
+ * @return The item's view (AE_PAYLOAD_PROVIDER, AE_PAYLOAD_DECISION, AE_PAYLOAD_STRING, ...); NULL
+ *         for an index out of range, a view that is no list, NULL or a stale view.
+ * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API const ae_payload *ae_payload_at(const ae_payload *list, size_t index);
+
+/**
+ * The text of a string item of a list (AE_PAYLOAD_STRING, from ae_payload_at()).
+ *
+ * @param item        A view, or NULL.
+ * @param[out] length NULL, or where the text's length in bytes goes (0 when NULL is returned).
+ * @return The UTF-8 text, NUL-terminated; NULL when `item` is no string item (or NULL or stale).
+ * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ */
+AE_API const char *ae_payload_text(const ae_payload *item, size_t *length);
 
 /** @} */
 

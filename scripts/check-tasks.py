@@ -8,7 +8,7 @@ name its executor: `Task(executorPreference: ...)`. Child tasks (task groups, `a
 the preference and are fine. Comments and string literals are ignored. Exit status 1 with one line
 per task found.
 
-Also no discarding task group (`withDiscardingTaskGroup`, `withThrowingDiscardingTaskGroup`): the
+Also no discarding task group (withDiscardingTaskGroup, withThrowingDiscardingTaskGroup): the
 runtime of Swift 6.0 and 6.1, which the library supports (Debian 13's 6.0.3 builds it, docs/CROSS.md),
 wrote past a buffer in the waiting task's allocator when such a group waited for its children
 (swiftlang/swift#81814): a `TaskGroup<Void>` does the same job (AnswerOnce.wait).

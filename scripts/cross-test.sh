@@ -112,7 +112,7 @@ for part in "${parts[@]}"; do
             export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
             echo "pkg-config: $(pkg-config --cflags --libs accessenabler libqrencode)"
             (cd /project/Examples/CPlayer && /usr/libexec/swift/bin/clang --target=aarch64-linux-gnu -fuse-ld=lld \
-                -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o /tmp/player-pc player.c json_text.c terminal_qr.c \
+                -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o /tmp/player-pc player.c terminal_qr.c \
                 $(pkg-config --cflags --libs accessenabler libqrencode))
             for player in /tmp/player-cmake/c-player /tmp/player-pc; do
                 echo "-- $player ($(file -b "$player" | cut -d, -f1,2)) against the emulator"

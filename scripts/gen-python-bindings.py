@@ -46,6 +46,7 @@ SCALARS = {
     "int": "ctypes.c_int",
     "size_t": "ctypes.c_size_t",
     "uint8_t": "ctypes.c_uint8",
+    "int64_t": "ctypes.c_int64",
     "void *": "c_void_p",
     "const char *": "c_char_p",
     "char *": "c_void_p",
@@ -91,7 +92,8 @@ def parameter_types(parameters: str) -> list[str]:
 def declarations(header: str) -> list[tuple[str, str, list[str]]]:
     """(name, return type, [parameter types]) of every AE_API function of the header, in its order."""
     found = []
-    for match in re.finditer(r"^AE_API\s+([^;]+?)\(([^)]*)\);", header, re.M | re.S):
+    # (a renamed function's declaration ends with its attribute macro: `) AE_RENAMED_("new", "1.4");`)
+    for match in re.finditer(r"^AE_API\s+([^;(]+?)\(([^)]*)\)(?:\s*AE_\w+_\([^)]*\))?;", header, re.M | re.S):
         head, parameters = match.group(1), match.group(2)
         name = re.search(r"(\w+)\s*$", head).group(1)
         found.append((name, normalise(head[: head.rindex(name)]), parameter_types(parameters)))

@@ -178,7 +178,7 @@ fi
 echo "== Examples/CPlayer against the installed package"
 # shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
 run "build with pkg-config --cflags --libs accessenabler" cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -pedantic -Werror \
-    Examples/CPlayer/player.c Examples/CPlayer/json_text.c Examples/CPlayer/terminal_qr.c \
+    Examples/CPlayer/player.c Examples/CPlayer/terminal_qr.c \
     $(pkg-config --cflags --libs accessenabler libqrencode) -o "$tmp/player-pkg-config"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)

@@ -19,7 +19,6 @@
  * does. --interactive asks which provider to use; while the code is shown, "q" cancels.
  * Exit status: 0 when the flow reached the media token and the logout; 1 otherwise; 2 bad usage.
  */
-#include "json_text.h"
 #include "terminal_qr.h"
 
 #include <accessenabler.h>
@@ -161,18 +160,27 @@ static void on_authentication_status(int32_t status, const char *error_code, voi
     }
 }
 
+/* A string field of a callback's data, or `fallback` when the callback's data has no such field. */
+static const char *field(const ae_payload *view, int32_t name, const char *fallback) {
+    const char *value = ae_payload_string(view, name, NULL);
+    return value ? value : fallback;
+}
+
+/* The provider list, read field by field (ae_callback_payload: no JSON parsing). */
 static void on_provider_dialog(const char *mvpds_json, void *user_data) {
-    (void)user_data;
-    const char *cursor = mvpds_json, *mvpd;
+    (void)mvpds_json, (void)user_data;
+    const ae_payload *providers = ae_callback_payload();
     player.provider_count = 0;
     printf("TV providers:\n");
-    while ((mvpd = json_array_next(&cursor)) && player.provider_count < MAX_PROVIDERS) {
-        char *id = player.providers[player.provider_count];
-        char name[128];
-        if (json_string_member(mvpd, "ID", id, sizeof player.providers[0]) != 0) continue;
-        if (json_string_member(mvpd, "displayName", name, sizeof name) != 0) snprintf(name, sizeof name, "%s", id);
-        player.provider_count++;
-        printf("  %d. %s (%s)\n", player.provider_count, name, id);
+    for (size_t i = 0; i < ae_payload_count(providers) && player.provider_count < MAX_PROVIDERS; i++) {
+        const ae_payload *provider = ae_payload_at(providers, i);
+        const char *id = ae_payload_string(provider, AE_FIELD_ID, NULL);
+        if (id == NULL || strlen(id) >= sizeof player.providers[0]) continue;
+        int32_t temp_pass = 0;
+        ae_payload_bool(provider, AE_FIELD_IS_TEMP_PASS, &temp_pass);
+        snprintf(player.providers[player.provider_count++], sizeof player.providers[0], "%s", id);
+        printf("  %d. %s (%s)%s\n", player.provider_count, field(provider, AE_FIELD_DISPLAY_NAME, id), id,
+               temp_pass ? " - TempPass" : "");
     }
     if (player.provider_count == 0) {
         printf("no TV provider to choose from\n");
@@ -186,17 +194,18 @@ static void on_provider_dialog(const char *mvpds_json, void *user_data) {
     }
 }
 
-static void show_code(const char *status_json) {
-    char url[2048];
-    double not_after = 0;
-    if (json_string_member(status_json, "code", player.code, sizeof player.code) != 0 ||
-        json_string_member(status_json, "url", url, sizeof url) != 0) {
-        printf("REGCODE status without a code or URL: %s\n", status_json);
+static void show_code(const ae_payload *status) {
+    const char *code = ae_payload_string(status, AE_FIELD_CODE, NULL);
+    const char *url = ae_payload_string(status, AE_FIELD_URL, NULL);
+    int64_t not_after = 0;
+    if (code == NULL || url == NULL || strlen(code) >= sizeof player.code) {
+        printf("REGCODE status without a code or URL\n");
         finish(1);
         return;
     }
-    json_number_member(status_json, "notAfter", &not_after);
-    player.code_not_after_ms = (int64_t)not_after;
+    snprintf(player.code, sizeof player.code, "%s", code);
+    ae_payload_int64(status, AE_FIELD_NOT_AFTER, &not_after); /* 0 when absent: no countdown */
+    player.code_not_after_ms = not_after;
     player.code_shown = 1;
     player.last_countdown = 0;
     printf("\n  On your phone or computer, open\n    %s\n  and enter the activation code  %s\n\n", url, player.code);
@@ -211,18 +220,20 @@ static void show_code(const char *status_json) {
                                       : "waiting for the viewer to log in on another device\n");
 }
 
+/* The `status` callback (AccessEnabler's EntitlementStatus), read field by field. */
 static void on_status(const char *status_json, void *user_data) {
-    (void)user_data;
-    char id[64] = "", level[16] = "", message[512] = "", url[2048];
-    json_string_member(status_json, "errorId", id, sizeof id);
+    (void)status_json, (void)user_data;
+    const ae_payload *status = ae_callback_payload();
+    const char *id = field(status, AE_FIELD_ERROR_ID, "");
     if (strcmp(id, "REGCODE") == 0) {
-        show_code(status_json);
-    } else if (strcmp(id, "LOGOUT") == 0 && json_string_member(status_json, "url", url, sizeof url) == 0) {
-        printf("logout: the TV provider's logout page is %s\n", url);
+        show_code(status);
+    } else if (strcmp(id, "LOGOUT") == 0 && ae_payload_string(status, AE_FIELD_URL, NULL)) {
+        printf("logout: the TV provider's logout page is %s\n", ae_payload_string(status, AE_FIELD_URL, NULL));
     } else {
-        json_string_member(status_json, "level", level, sizeof level);
-        json_string_member(status_json, "message", message, sizeof message);
-        printf("  [status %s %s] %s\n", id, level, message);
+        const ae_payload *enhanced = ae_payload_child(status, AE_FIELD_ENHANCED_ERROR);
+        printf("  [status %s %s] %s", id, field(status, AE_FIELD_LEVEL, ""), field(status, AE_FIELD_MESSAGE, ""));
+        if (enhanced) printf(" (Adobe: %s, action %s)", field(enhanced, AE_FIELD_CODE, "?"), field(enhanced, AE_FIELD_ACTION, "?"));
+        printf("\n");
     }
 }
 
@@ -422,8 +433,8 @@ static int give_platform_token(const char *path) {
         fprintf(stderr, "c-player: cannot read a token from %s\n", path);
         return -1;
     }
-    return checked(ae_client_set_identity_token(player.client, AE_IDENTITY_TOKEN_PLATFORM, token),
-                   "ae_client_set_identity_token");
+    return checked(ae_set_identity_token(player.client, AE_IDENTITY_TOKEN_PLATFORM, token),
+                   "ae_set_identity_token");
 }
 
 int main(int argc, char **argv) {

@@ -7,11 +7,11 @@ Imported by the package (accessenabler/__init__.py), which loads the library; th
 so that the partner simulator (accessenabler/partner.py) can use it outside the package too."""
 import ctypes
 
-__version__ = "1.3.0"  # AE_VERSION_MAJOR.AE_VERSION_MINOR.AE_VERSION_PATCH
+__version__ = "1.4.0"  # AE_VERSION_MAJOR.AE_VERSION_MINOR.AE_VERSION_PATCH
 
 # --- constants (#define and enum), in the header's order ------------------------------------------
 AE_VERSION_MAJOR = 1
-AE_VERSION_MINOR = 3
+AE_VERSION_MINOR = 4
 AE_VERSION_PATCH = 0
 AE_VERSION_NUMBER = AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH
 AE_OK = 0
@@ -135,9 +135,78 @@ AE_STORE_UPGRADED = 5
 AE_STORE_MODE_REPAIRED = 6
 AE_DISPATCH_MAX_CALLBACKS = 1000
 
-# Kinds of single sign-on token (ae_client_set_identity_token; docs/PLATFORM-SSO.md).
+# Kinds of single sign-on token (ae_set_identity_token; docs/PLATFORM-SSO.md).
 AE_IDENTITY_TOKEN_PLATFORM = 1
 AE_IDENTITY_TOKEN_SERVICE = 2
+
+# What a view holds (ae_payload_kind()).
+AE_PAYLOAD_NONE = 0
+AE_PAYLOAD_STATUS = 1
+AE_PAYLOAD_PROVIDERS = 2
+AE_PAYLOAD_PROVIDER = 3
+AE_PAYLOAD_TOKEN = 4
+AE_PAYLOAD_TOKEN_FAILURE = 5
+AE_PAYLOAD_METADATA = 6
+AE_PAYLOAD_RESOURCES = 7
+AE_PAYLOAD_TRACKING = 8
+AE_PAYLOAD_PARTNER_DIALOG = 9
+AE_PAYLOAD_PREAUTHORIZE = 10
+AE_PAYLOAD_DECISION = 11
+AE_PAYLOAD_ENHANCED_ERROR = 12
+AE_PAYLOAD_LIST = 13
+AE_PAYLOAD_OBJECT = 14
+AE_PAYLOAD_STRING = 15
+
+# The fields of a view (AE_PAYLOAD_*), each with the JSON key it reads and its type.
+AE_FIELD_ERROR_ID = 1
+AE_FIELD_LEVEL = 2
+AE_FIELD_MESSAGE = 3
+AE_FIELD_DETAILS = 4
+AE_FIELD_CAUSE = 5
+AE_FIELD_ALIASES = 6
+AE_FIELD_ENHANCED_ERROR = 7
+AE_FIELD_CODE = 8
+AE_FIELD_URL = 9
+AE_FIELD_ACTIVATION_URL = 10
+AE_FIELD_NOT_AFTER = 11
+AE_FIELD_STATUS = 12
+AE_FIELD_ACTION = 13
+AE_FIELD_HELP_URL = 14
+AE_FIELD_TRACE = 15
+AE_FIELD_ID = 16
+AE_FIELD_DISPLAY_NAME = 17
+AE_FIELD_LOGO_URL = 18
+AE_FIELD_IS_TEMP_PASS = 19
+AE_FIELD_ENABLE_PLATFORM_SERVICES = 20
+AE_FIELD_BOARDING_STATUS = 21
+AE_FIELD_TOKEN = 22
+AE_FIELD_RESOURCE = 23
+AE_FIELD_ERROR_CODE = 24
+AE_FIELD_ERROR_DESCRIPTION = 25
+AE_FIELD_KEY = 26
+AE_FIELD_ENCRYPTED = 27
+AE_FIELD_VALUE = 28
+AE_FIELD_ARGUMENTS = 29
+AE_FIELD_EVENT_TYPE = 30
+AE_FIELD_DATA = 31
+AE_FIELD_PARTNER = 32
+AE_FIELD_SUPPORTED_PROVIDERS = 33
+AE_FIELD_FEATURED_PROVIDERS = 34
+AE_FIELD_DECISIONS = 35
+AE_FIELD_AUTHORIZED = 36
+AE_FIELD_ERROR = 37
+AE_FIELD_OP_CODE = 38
+AE_FIELD_RESOURCE_ID = 39
+AE_FIELD_USER_METADATA_NAME = 40
+
+# The type of a field (ae_payload_type()).
+AE_VALUE_ABSENT = 0
+AE_VALUE_STRING = 1
+AE_VALUE_INTEGER = 2
+AE_VALUE_BOOLEAN = 3
+AE_VALUE_LIST = 4
+AE_VALUE_OBJECT = 5
+AE_VALUE_OTHER = 6
 
 # --- C types --------------------------------------------------------------------------------------
 c_char_p = ctypes.c_char_p
@@ -146,17 +215,52 @@ c_int32 = ctypes.c_int32
 _CLIENT = c_void_p  # ae_client * (opaque)
 # ae_log_fn
 LOG_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
+# ae_partner_check_access_status_fn
+PARTNER_CHECK_ACCESS_STATUS_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p, c_void_p)
+# ae_partner_enqueue_metadata_request_fn
+PARTNER_ENQUEUE_METADATA_REQUEST_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p, c_void_p)
+# ae_partner_cancel_request_fn
+PARTNER_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+# ae_http_send_fn
+HTTP_SEND_FN = ctypes.CFUNCTYPE(None, c_char_p, c_char_p, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
+                                ctypes.c_size_t, c_int32, c_void_p, c_void_p)
+# ae_http_cancel_fn
+HTTP_CANCEL_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+# ae_identity_request_token_fn
+IDENTITY_REQUEST_TOKEN_FN = ctypes.CFUNCTYPE(None, c_int32, c_int32, c_void_p, c_void_p)
+# ae_identity_cancel_request_fn
+IDENTITY_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+# ae_delegate_set_requestor_complete_fn
+DELEGATE_SET_REQUESTOR_COMPLETE_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p)
+# ae_delegate_set_authentication_status_fn
+DELEGATE_SET_AUTHENTICATION_STATUS_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
+# ae_delegate_set_token_fn
+DELEGATE_SET_TOKEN_FN = ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)
+# ae_delegate_token_request_failed_fn
+DELEGATE_TOKEN_REQUEST_FAILED_FN = ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_char_p, c_void_p)
+# ae_delegate_selected_provider_fn
+DELEGATE_SELECTED_PROVIDER_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_display_provider_dialog_fn
+DELEGATE_DISPLAY_PROVIDER_DIALOG_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_navigate_to_url_fn
+DELEGATE_NAVIGATE_TO_URL_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_send_tracking_data_fn
+DELEGATE_SEND_TRACKING_DATA_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
+# ae_delegate_set_metadata_status_fn
+DELEGATE_SET_METADATA_STATUS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_int32, c_int32, c_char_p, c_void_p)
+# ae_delegate_preauthorized_resources_fn
+DELEGATE_PREAUTHORIZED_RESOURCES_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_present_tv_provider_dialog_fn
+DELEGATE_PRESENT_TV_PROVIDER_DIALOG_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_dismiss_tv_provider_dialog_fn
+DELEGATE_DISMISS_TV_PROVIDER_DIALOG_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_delegate_status_fn
+DELEGATE_STATUS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 # ae_preauthorize_fn
 PREAUTHORIZE_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 
 
 # --- structs, in the header's order (fields in its order, by version) -----------------------------
-# ae_partner_framework's callbacks
-PARTNER_CHECK_ACCESS_STATUS_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p, c_void_p)
-PARTNER_ENQUEUE_METADATA_REQUEST_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p, c_void_p)
-PARTNER_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
-
-
 class PartnerFramework(ctypes.Structure):
     """ae_partner_framework (version 2)."""
 
@@ -172,12 +276,6 @@ class PartnerFramework(ctypes.Structure):
     ]
 
 
-# ae_http_transport's callbacks
-HTTP_SEND_FN = ctypes.CFUNCTYPE(None, c_char_p, c_char_p, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_uint8),
-                                ctypes.c_size_t, c_int32, c_void_p, c_void_p)
-HTTP_CANCEL_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
-
-
 class HttpTransport(ctypes.Structure):
     """ae_http_transport (version 1)."""
 
@@ -187,11 +285,6 @@ class HttpTransport(ctypes.Structure):
         ("send", HTTP_SEND_FN),
         ("cancel", HTTP_CANCEL_FN),
     ]
-
-
-# ae_identity_provider's callbacks
-IDENTITY_REQUEST_TOKEN_FN = ctypes.CFUNCTYPE(None, c_int32, c_int32, c_void_p, c_void_p)
-IDENTITY_CANCEL_REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 class IdentityProviderStruct(ctypes.Structure):
@@ -255,19 +348,19 @@ class Config(ctypes.Structure):
 
 # ae_delegate's callbacks: name -> CFUNCTYPE, in the header's order (after its fields)
 _CALLBACKS = [
-    ("set_requestor_complete", ctypes.CFUNCTYPE(None, c_int32, c_void_p)),
-    ("set_authentication_status", ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)),
-    ("set_token", ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)),
-    ("token_request_failed", ctypes.CFUNCTYPE(None, c_char_p, c_char_p, c_char_p, c_void_p)),
-    ("selected_provider", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("display_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("navigate_to_url", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("send_tracking_data", ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)),
-    ("set_metadata_status", ctypes.CFUNCTYPE(None, c_char_p, c_int32, c_int32, c_char_p, c_void_p)),
-    ("preauthorized_resources", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("present_tv_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("dismiss_tv_provider_dialog", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
-    ("status", ctypes.CFUNCTYPE(None, c_char_p, c_void_p)),
+    ("set_requestor_complete", DELEGATE_SET_REQUESTOR_COMPLETE_FN),
+    ("set_authentication_status", DELEGATE_SET_AUTHENTICATION_STATUS_FN),
+    ("set_token", DELEGATE_SET_TOKEN_FN),
+    ("token_request_failed", DELEGATE_TOKEN_REQUEST_FAILED_FN),
+    ("selected_provider", DELEGATE_SELECTED_PROVIDER_FN),
+    ("display_provider_dialog", DELEGATE_DISPLAY_PROVIDER_DIALOG_FN),
+    ("navigate_to_url", DELEGATE_NAVIGATE_TO_URL_FN),
+    ("send_tracking_data", DELEGATE_SEND_TRACKING_DATA_FN),
+    ("set_metadata_status", DELEGATE_SET_METADATA_STATUS_FN),
+    ("preauthorized_resources", DELEGATE_PREAUTHORIZED_RESOURCES_FN),
+    ("present_tv_provider_dialog", DELEGATE_PRESENT_TV_PROVIDER_DIALOG_FN),
+    ("dismiss_tv_provider_dialog", DELEGATE_DISMISS_TV_PROVIDER_DIALOG_FN),
+    ("status", DELEGATE_STATUS_FN),
 ]
 CALLBACK_TYPES = dict(_CALLBACKS)
 
@@ -306,6 +399,7 @@ _SIGNATURES = {
     "ae_client_event_fd": (ctypes.c_int, [_CLIENT]),
     "ae_client_dispatch": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
     "ae_set_options": (c_int32, [_CLIENT, c_char_p]),
+    "ae_set_identity_token": (c_int32, [_CLIENT, c_int32, c_char_p]),
     "ae_client_set_identity_token": (c_int32, [_CLIENT, c_int32, c_char_p]),
     "ae_set_requestor": (c_int32, [_CLIENT, c_char_p, c_char_p]),
     "ae_check_authentication": (c_int32, [_CLIENT]),
@@ -319,4 +413,14 @@ _SIGNATURES = {
     "ae_logout": (c_int32, [_CLIENT]),
     "ae_handle_external_url": (c_int32, [_CLIENT, c_char_p]),
     "ae_preauthorize": (c_int32, [_CLIENT, c_char_p, PREAUTHORIZE_FN, c_void_p]),
+    "ae_callback_payload": (c_void_p, []),
+    "ae_payload_kind": (c_int32, [c_void_p]),
+    "ae_payload_type": (c_int32, [c_void_p, c_int32]),
+    "ae_payload_string": (c_char_p, [c_void_p, c_int32, ctypes.POINTER(ctypes.c_size_t)]),
+    "ae_payload_int64": (c_int32, [c_void_p, c_int32, ctypes.POINTER(ctypes.c_int64)]),
+    "ae_payload_bool": (c_int32, [c_void_p, c_int32, ctypes.POINTER(c_int32)]),
+    "ae_payload_child": (c_void_p, [c_void_p, c_int32]),
+    "ae_payload_count": (ctypes.c_size_t, [c_void_p]),
+    "ae_payload_at": (c_void_p, [c_void_p, ctypes.c_size_t]),
+    "ae_payload_text": (c_char_p, [c_void_p, ctypes.POINTER(ctypes.c_size_t)]),
 }

@@ -262,10 +262,10 @@ class Client:
         check(lib.ae_set_options(self._handle, _encode(options)))
 
     def set_identity_token(self, kind, token):
-        """ae_client_set_identity_token: the platform's (AE_IDENTITY_TOKEN_PLATFORM) or the identity
+        """ae_set_identity_token: the platform's (AE_IDENTITY_TOKEN_PLATFORM) or the identity
         service's (AE_IDENTITY_TOKEN_SERVICE) single sign-on token, str or bytes; None clears it. A
         malformed, expired or unsigned (`alg: none`) token raises AEError(AE_E_INVALID_ARG)."""
-        check(lib.ae_client_set_identity_token(self._handle, kind, _encode(token)))
+        check(lib.ae_set_identity_token(self._handle, kind, _encode(token)))
 
     def set_requestor(self, requestor_id, service_providers=None):
         check(lib.ae_set_requestor(self._handle, _encode(requestor_id), _encode(service_providers)))

@@ -94,9 +94,23 @@ public func ae_set_options(_ client: OpaquePointer?, _ options_json: UnsafePoint
 #if compiler(>=6.3)
     @c @implementation
 #else
+    @_cdecl("ae_set_identity_token")
+#endif
+public func ae_set_identity_token(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
+    setIdentityToken(client, kind, token)
+}
+
+/// The 1.2 name of ae_set_identity_token (deprecated in the header; exported until the next major).
+#if compiler(>=6.3)
+    @c @implementation
+#else
     @_cdecl("ae_client_set_identity_token")
 #endif
 public func ae_client_set_identity_token(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
+    setIdentityToken(client, kind, token)
+}
+
+private func setIdentityToken(_ client: OpaquePointer?, _ kind: Int32, _ token: UnsafePointer<CChar>?) -> Int32 {
     call(client) { enabler throws(AccessEnablerError) in
         guard let kind = IdentityTokenKind(rawValue: kind) else {
             throw .invalidArgument("kind \(kind) is not an AE_IDENTITY_TOKEN_* value")
@@ -264,7 +278,8 @@ public func ae_preauthorize(
         }
         let userData = HostPointer(raw: user_data)
         try enabler.preauthorize(request) { response in
-            response.jsonText.withCString { callback($0, userData.raw) }
+            let json = response.jsonText
+            Payloads.during(Int32(AE_PAYLOAD_PREAUTHORIZE), json: json) { json.withCString { callback($0, userData.raw) } }
         }
     }
 }

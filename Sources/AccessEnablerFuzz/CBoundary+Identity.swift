@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// fuzzCBoundary's single sign-on part: ae_client_set_identity_token with hostile tokens, the
+// fuzzCBoundary's single sign-on part: ae_set_identity_token with hostile tokens, the
 // host's ae_identity_provider answered now, later or never (ae_identity_request_reply from one or
 // several threads; stale, foreign, NULL and destroyed-client handles), and the SSO headers of every
 // request the transport gets.
@@ -97,7 +97,7 @@ extension CBoundaryFuzz {
 extension CBoundaryFuzz.Calls {
     /// `op` (the call byte's low 4 bits): 6 the provider's policy and token, 7 a held request
     /// answered from 1–4 threads at once, 8 replies to handles that are not pending identity
-    /// requests, otherwise ae_client_set_identity_token(kind, token).
+    /// requests, otherwise ae_set_identity_token(kind, token).
     mutating func identityCall(_ op: UInt8, _ reader: inout CBoundaryFuzz.Reader) throws(FuzzFailure) {
         typealias Fuzz = CBoundaryFuzz
         switch op {
@@ -119,7 +119,7 @@ extension CBoundaryFuzz.Calls {
             let kinds: [Int32] = [1, 2, 0, 3, -1, .max, .min]
             let kind = kinds[Int(reader.byte()) % kinds.count]
             let token = Fuzz.identityArgument(&reader, host)
-            let status = Fuzz.withCStrings([token]) { ae_client_set_identity_token(client, kind, $0[0]) }
+            let status = Fuzz.withCStrings([token]) { ae_set_identity_token(client, kind, $0[0]) }
             let predicted: Int32
             if let identityKind = IdentityTokenKind(rawValue: kind) {
                 if token == nil {
@@ -136,11 +136,11 @@ extension CBoundaryFuzz.Calls {
             if status != Fuzz.ok, let message = ae_last_error_message() {
                 defer { ae_string_free(message) }
                 if let problem = Fuzz.identityTextProblem(String(cString: message), token: token) {
-                    throw FuzzFailure("ae_client_set_identity_token's error message \(problem)")
+                    throw FuzzFailure("ae_set_identity_token's error message \(problem)")
                 }
             }
             try Fuzz.expect(
-                "ae_client_set_identity_token(\(kind), \(token.map { "\($0.count) bytes" } ?? "NULL"))", status,
+                "ae_set_identity_token(\(kind), \(token.map { "\($0.count) bytes" } ?? "NULL"))", status,
                 documented: [Fuzz.ok, Fuzz.invalidArg, Fuzz.invalidHandle], predicted: predicted)
         }
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzzIdentityToken: IdentityToken.parse, the check every single sign-on token passes before it is
-// sent (ae_client_set_identity_token, ae_identity_request_reply, Swift setIdentityToken), on raw
+// sent (ae_set_identity_token, ae_identity_request_reply, Swift setIdentityToken), on raw
 // text and on tokens built in the compact JWS/JWE shapes with every header and claim at its limits.
 import FoundationEssentials
 import AccessEnabler

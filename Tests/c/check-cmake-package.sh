@@ -7,7 +7,8 @@
 #      the header, the library with its SONAME and its two links, the CMake package, the .pc file;
 #   2. build and run Tests/c/consumer (find_package(AccessEnabler CONFIG REQUIRED)) against it: it
 #      compiles with the installed header and records the SONAME, not a path;
-#   3. pkg-config --cflags --libs accessenabler, and a program built with just that;
+#   3. pkg-config --cflags --libs accessenabler, and a program built with just that; Examples/minimal
+#      (the README's C program) built the same way and run against the emulator;
 #   4. move the installed tree and build the consumer again (the package config is relocatable).
 #
 # Needs: a Swift toolchain (swift on PATH or in /opt/swift), the library's -dev packages
@@ -121,6 +122,18 @@ run "build with pkg-config flags" cc -std=c99 -Wall -Wextra -Werror -pedantic Te
     $(pkg-config --cflags accessenabler) $(pkg-config --libs accessenabler) -Wl,-rpath,"$libdir" -o "$tmp/pc-consumer"
 expect "pkg-config consumer runs" "$("$tmp/pc-consumer")" "accessenabler $version"
 expect "pkg-config consumer records the SONAME" "$(needed_of "$tmp/pc-consumer")" "$soname"
+
+echo "== Examples/minimal (the README's C program), built as its comment says, run against the emulator"
+# shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
+run "cc minimal.c \$(pkg-config --cflags --libs accessenabler)" cc -Wall -Wextra -Werror -o "$tmp/minimal" \
+    Examples/minimal/minimal.c $(pkg-config --cflags --libs accessenabler) -Wl,-rpath,"$libdir"
+run "minimal.c: setRequestor, second-screen login, a media token, logout" \
+    env TMPDIR="$tmp" bash scripts/with-emulator.sh --auto-login-ms 1000 -- "$tmp/minimal" "{url}"
+for line in "setRequestor: done" "enter the code" "media token for LIVE" "authenticated: 0" "done"; do
+    grep -q -- "$line" "$tmp/log" || { echo "  FAIL  minimal.c printed no \"$line\":"; sed 's/^/        /' "$tmp/log"; exit 1; }
+done
+steps=$((steps + 1))
+echo "  ok    minimal.c printed each step ($(wc -l <"$tmp/log") lines)"
 
 echo "== relocated install"
 mv "$prefix" "$tmp/moved"

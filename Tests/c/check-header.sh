@@ -101,6 +101,27 @@ done
 if command -v clang >/dev/null; then compile clang-c99-AE_INIT clang "${c_flags[@]}" "$tmp/init.c"; fi
 if command -v clang++ >/dev/null; then compile clang++-c++17-AE_INIT clang++ "${cxx_flags[@]}" "$tmp/init.cpp"; fi
 
+# A function renamed in a 1.x release (docs/ABI.md, "Deprecation"): its old name still compiles, with a
+# warning that names the new one; AE_NO_DEPRECATED hides it.
+cat >"$tmp/renamed.c" <<'EOF'
+#include "accessenabler.h"
+int main(void) { return ae_client_set_identity_token(0, AE_IDENTITY_TOKEN_PLATFORM, 0) == AE_E_INVALID_HANDLE ? 0 : 1; }
+EOF
+if gcc -std=c99 -Wall -Werror -I"$root/Include" -c -o "$tmp/renamed.o" "$tmp/renamed.c" 2>"$tmp/renamed.log"; then
+    bad "ae_client_set_identity_token compiles without a deprecation warning"
+elif grep -q 'renamed ae_set_identity_token in 1.4' "$tmp/renamed.log" &&
+    gcc -std=c99 -Wall -Werror -Wno-deprecated-declarations -I"$root/Include" -c -o "$tmp/renamed.o" "$tmp/renamed.c"; then
+    ok "the 1.2 name ae_client_set_identity_token compiles with a warning naming ae_set_identity_token"
+else
+    bad "ae_client_set_identity_token: no warning naming ae_set_identity_token:"
+    head -n 10 "$tmp/renamed.log" | sed 's/^/        /'
+fi
+if gcc -std=c99 -Wall -Werror -DAE_NO_DEPRECATED -I"$root/Include" -c -o "$tmp/renamed.o" "$tmp/renamed.c" 2>/dev/null; then
+    bad "AE_NO_DEPRECATED does not hide ae_client_set_identity_token"
+else
+    ok "AE_NO_DEPRECATED hides ae_client_set_identity_token"
+fi
+
 # ------------------------------------------------------------------------------------------------
 echo "== documentation"
 # Every AE_API function has a Doxygen block (/** ... */) right above it that states its threads,
@@ -204,9 +225,10 @@ fi
 # other function is ae_<object>_<verb>, its object one of the header's types or global objects.
 accessenabler_calls='set_options set_requestor check_authentication get_authentication set_selected_provider
     get_selected_provider check_authorization get_authorization check_preauthorized_resources get_metadata
-    logout handle_external_url preauthorize'
+    logout handle_external_url preauthorize
+    set_identity_token'  # the SDK's one call of its own, in the calls' form beside set_options (1.4)
 objects='client config delegate partner_framework partner_request http_transport http_request identity_provider
-    identity_request string status
+    identity_request string status payload callback
     version last_error'
 misnamed=""
 while read -r name; do

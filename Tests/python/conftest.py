@@ -3,6 +3,7 @@ import os
 
 import pytest
 
+import payload_views
 from harness import SOFTWARE_STATEMENT, WIRE, Emulator, Recorder, ae, libcurl_loaded
 
 EMULATOR_ARGS = ("--throttle", "off")
@@ -22,6 +23,25 @@ def pytest_configure(config):
     # Handed out one at a time (two queued per worker), they spread over the workers.
     if getattr(config.option, "maxschedchunk", "no xdist") is None:
         config.option.maxschedchunk = 1
+
+
+@pytest.fixture(autouse=True)
+def typed_views_match_the_json(monkeypatch):
+    """Every callback of every test: its typed view (ae_callback_payload) read field by field, inside
+    the callback, equals its JSON form (payload_views.py). The ae_preauthorize() completions too."""
+    original = ae.Client.preauthorize
+
+    def preauthorize(self, request, callback):
+        def checked(response):
+            payload_views.check("preauthorize", (response,))
+            callback(response)
+        return original(self, request, checked)
+
+    monkeypatch.setattr(ae.Client, "preauthorize", preauthorize)
+    payload_views.take_mismatches()
+    yield
+    mismatches = payload_views.take_mismatches()
+    assert not mismatches, "typed views that differ from the JSON:\n" + "\n".join(mismatches[:20])
 
 
 def pytest_collection_modifyitems(config, items):

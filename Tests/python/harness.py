@@ -186,6 +186,8 @@ class Recorder:
             raise AttributeError(name)
 
         def record(*args):
+            import payload_views  # noqa: PLC0415 - it imports this module
+            payload_views.check(name, args)  # the typed view, inside the callback, against the JSON
             with self.condition:
                 self.events.append((name, args))
                 self.threads.add(threading.get_ident())

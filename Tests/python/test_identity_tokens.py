@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The host's single sign-on tokens through the C API (ae_client_set_identity_token, since 1.2): a
+"""The host's single sign-on tokens through the C API (ae_set_identity_token, since 1.2): a
 platform identity (Adobe-Subject-Token) and a service token (AD-Service-Token) go with exactly the
 calls Adobe's OpenAPI file lists them on (V2) or every call (V1, platform identity only), never with
 DCR; a token that is not a well-formed compact JWS/JWE, unsigned, expired or oversized is refused

@@ -11,7 +11,7 @@ package struct DeviceContext: Sendable, Equatable {
     /// getMetadata opcode 2 answers the device id (setOptions `deviceIdMetadata`): Adobe documents
     /// the device id metadata as disabled by default, enabled by Adobe for an integration.
     package var deviceIDMetadata = false
-    /// The host's single sign-on tokens (ae_client_set_identity_token), checked when they were set.
+    /// The host's single sign-on tokens (ae_set_identity_token), checked when they were set.
     package var identityTokens: [IdentityTokenKind: IdentityToken] = [:]
 
     package init(deviceID: String, deviceInfo: String, visitorID: String? = nil, applicationProfile: String? = nil) {
