@@ -1091,7 +1091,7 @@ enum {
  * @param kind    AE_IDENTITY_TOKEN_PLATFORM or AE_IDENTITY_TOKEN_SERVICE.
  * @param token   The compact serialisation, NUL-terminated UTF-8; NULL clears the token of `kind`.
  * @return AE_OK; AE_E_INVALID_ARG (an unknown kind, or a token refused: ae_last_error_message()
- *         says why, e.g. "AD-Service-Token refused: alg \"none\" is not allowed");
+ *         says why, e.g. `AD-Service-Token refused: alg "none" is not allowed`);
  *         AE_E_INVALID_HANDLE.
  * @ownership copied.
  * @thread any.
