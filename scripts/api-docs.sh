@@ -103,6 +103,8 @@ for page in sorted(man.iterdir()):
         new = renamed[page.name][:-2]
         text = re.sub(r'^\.TH "[^"]*"', f'.TH "{new}"', text, count=1)
         text = re.sub(r"^(\.SH NAME\n)\S+ ", rf"\g<1>{new} ", text, count=1, flags=re.M)
+        # A topic's brief follows its NAME line as " \- brief": a paragraph of its own, without the dash.
+        text = re.sub(r"^(\.SH NAME\n[^\n]*\n\.PP\n) \\- ", r"\g<1>", text, count=1, flags=re.M)
         page.unlink()
         (man / renamed[page.name]).write_text(text)
 os.symlink("accessenabler.h.3", man / "accessenabler.3")
