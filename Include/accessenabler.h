@@ -11,8 +11,7 @@
  * integration guides apply unchanged. Names are the AccessEnabler ones in snake_case with the
  * prefix `ae_` (macros `AE_`).
  *
- * ---------------------------------------------------------------------------------------------
- * Rules that hold for every function (read these once):
+ * @section rules Rules that hold for every function (read these once)
  *
  * Calls.     Every AccessEnabler call is asynchronous. It checks its arguments, returns an
  *            int32_t status at once (AE_OK = 0, or an AE_E_* code) and, when it returned AE_OK,
@@ -61,7 +60,6 @@
  *            request already answered, cancelled or timed out), or a handle of another kind,
  *            returns AE_E_INVALID_HANDLE, from any thread, whatever the other arguments.
  *            Load the library once; do not dlclose() it.
- * ---------------------------------------------------------------------------------------------
  */
 #ifndef ACCESSENABLER_H
 #define ACCESSENABLER_H
@@ -147,17 +145,23 @@ extern "C" {
 #define AE_VERSION_AT_LEAST(x, y, z) (AE_VERSION_NUMBER >= ((x) * 10000 + (y) * 100 + (z)))
 
 /**
- * The library's version as "MAJOR.MINOR.PATCH".
+ * The library's version as "MAJOR.MINOR.PATCH". Check `ae_version_number() == AE_VERSION_NUMBER`
+ * at start-up to catch a header/library mismatch.
  *
- * @return The version text. Ownership: static; do not free. Thread: any. Callback: none.
- * Check `ae_version_number() == AE_VERSION_NUMBER` at start-up to catch a header/library mismatch.
+ * @return The version text.
+ * @ownership static; do not free.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API const char *ae_version_string(void);
 
 /**
  * The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (compare with AE_VERSION_NUMBER).
  *
- * @return The version number. Ownership: n/a. Thread: any. Callback: none.
+ * @return The version number.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_version_number(void);
 
@@ -197,7 +201,11 @@ enum {
  * A short English description of a status code ("invalid argument", ...); "unknown status" for
  * values this library does not know.
  *
- * @return The description. Ownership: static; do not free. Thread: any. Callback: none.
+ * @param status  A status code: AE_OK or an AE_E_* value (any int32_t is accepted).
+ * @return The description.
+ * @ownership static; do not free.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API const char *ae_status_string(int32_t status);
 
@@ -208,15 +216,20 @@ AE_API const char *ae_status_string(int32_t status);
  * ae_client_destroy, ae_string_free, this function) leave it as it is. A bad handle is reported
  * before a bad argument.
  *
- * @return The message, or NULL. Ownership: owned by the caller; free with ae_string_free(). Thread: per thread (the message
- * belongs to the thread that made the failed call). Callback: none.
+ * @return The message, or NULL.
+ * @ownership owned by the caller; free with ae_string_free().
+ * @thread per thread (the message belongs to the thread that made the failed call).
+ * @callbacks none.
  */
 AE_API char *ae_last_error_message(void);
 
 /**
  * Frees a string returned by this library. NULL is a no-op.
  *
- * Ownership: takes `string`. Thread: any. Callback: none.
+ * @param string  A `char *` this library returned (e.g. by ae_last_error_message()), or NULL.
+ * @ownership takes `string`.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API void ae_string_free(char *string);
 
@@ -307,12 +320,18 @@ enum {
 };
 
 /**
- * Log sink. `message` is borrowed (valid during the call) and never contains secrets (client
- * secret, access token, profile attributes, media tokens, SAML).
- * Thread: called from any of the library's threads. One client's calls are serialized (one at a time,
- * in order; two clients may call their sinks at once). Callback: called with no lock of the library
- * held, so the sink may call any ae_* function, also one that logs: a message logged while the sink
- * runs is queued and delivered after it returns (never inside it).
+ * Log sink. `message` never contains secrets (client secret, access token, profile attributes,
+ * media tokens, SAML).
+ *
+ * @param level      The message's level: AE_LOG_*.
+ * @param message    The message, NUL-terminated UTF-8.
+ * @param user_data  ae_config.log_user_data.
+ * @ownership `message` is borrowed (valid during the call).
+ * @thread called from any of the library's threads. One client's calls are serialized (one at a time,
+ * in order; two clients may call their sinks at once).
+ * @callbacks called with no lock of the library held, so the sink may call any ae_* function, also
+ * one that logs: a message logged while the sink runs is queued and delivered after it returns (never
+ * inside it).
  */
 typedef void (*ae_log_fn)(int32_t level, const char *message, void *user_data);
 
@@ -418,7 +437,9 @@ typedef struct ae_partner_framework {
  * @param version       AE_PARTNER_FRAMEWORK_VERSION as the host's header defines it (1 up to this library's).
  * @return AE_OK; AE_E_INVALID_ARG (`partner` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
  *         library's: nothing is written).
- * Ownership: n/a. Thread: any. Callback: none.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner, uint32_t version);
 
@@ -430,7 +451,9 @@ AE_API int32_t ae_partner_framework_init(ae_partner_framework *partner, uint32_t
  * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: checked
  *         before the other arguments); AE_E_INVALID_ARG (a bad value, or `request` is an
  *         enqueue_metadata_request one: it stays pending).
- * Ownership: n/a. Thread: any. Callback: none (the SDK goes on on its own threads).
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none (the SDK goes on on its own threads).
  */
 AE_API int32_t ae_partner_request_reply_access_status(ae_partner_request *request, int32_t access_status, int32_t signed_in);
 
@@ -442,7 +465,9 @@ AE_API int32_t ae_partner_request_reply_access_status(ae_partner_request *reques
  *                       passed as the platform returned it; the SDK cleans it up and encodes it.
  * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_request_reply_access_status); AE_E_INVALID_ARG (not that
  *         object, or `request` is a check_access_status one: it stays pending).
- * Ownership: copied. Thread: any. Callback: none.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_partner_request_reply_metadata(ae_partner_request *request, const char *metadata_json);
 
@@ -453,7 +478,9 @@ AE_API int32_t ae_partner_request_reply_metadata(ae_partner_request *request, co
  * @param detail  NULL, or text: the provider id for AE_PARTNER_E_UNSUPPORTED_PROVIDER, else the
  *                platform's message (passed to the host in the advanced status `details`).
  * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_partner_request_reply_access_status); AE_E_INVALID_ARG.
- * Ownership: copied. Thread: any. Callback: none.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_partner_request_reply_error(ae_partner_request *request, int32_t error, const char *detail);
 
@@ -525,7 +552,9 @@ typedef struct ae_http_transport {
  * @param version         AE_HTTP_TRANSPORT_VERSION as the host's header defines it (1 up to this library's).
  * @return AE_OK; AE_E_INVALID_ARG (`transport` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
  *         library's: nothing is written).
- * Ownership: n/a. Thread: any. Callback: none.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_http_transport_init(ae_http_transport *transport, uint32_t version);
 
@@ -540,15 +569,22 @@ AE_API int32_t ae_http_transport_init(ae_http_transport *transport, uint32_t ver
  * @param body_length  Bytes at `body` (0 when `body` is NULL).
  * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, answered, cancelled or timed out: checked before the
  *         other arguments); AE_E_INVALID_ARG.
- * Ownership: copied. Thread: any. Callback: none.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_http_request_reply(ae_http_request *request, int32_t status, const char *const *headers,
                              const uint8_t *body, size_t body_length);
 
 /**
  * Answers `send` with a failure (AE_HTTP_E_*); `message` (nullable, copied) is logged.
- * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_http_request_reply); AE_E_INVALID_ARG. Ownership: copied. Thread: any.
- * Callback: none.
+ * @param request  The pending request (its handle, as the callback gave it).
+ * @param error    AE_HTTP_E_*.
+ * @param message  NULL, or text saying what failed (copied; logged).
+ * @return AE_OK; AE_E_INVALID_HANDLE (as for ae_http_request_reply); AE_E_INVALID_ARG.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_http_request_reply_error(ae_http_request *request, int32_t error, const char *message);
 
@@ -661,7 +697,10 @@ typedef struct ae_identity_provider {
  * @param version        AE_IDENTITY_PROVIDER_VERSION as the host's header defines it.
  * @return AE_OK; AE_E_INVALID_ARG (`provider` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
  *         library's: nothing is written).
- * Ownership: n/a. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.2 (symbol version AE_1.2).
  */
 AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_t version);
 
@@ -676,7 +715,10 @@ AE_API int32_t ae_identity_provider_init(ae_identity_provider *provider, uint32_
  * @return AE_OK; AE_E_INVALID_HANDLE (NULL, unknown, already answered, cancelled or timed out: judged
  *         first); AE_E_INVALID_ARG (`token` not UTF-8 or over AE_MAX_STRING_LENGTH bytes, the rule of
  *         every string argument: nothing is taken and the request stays pending, to be answered again).
- * Ownership: copied. Thread: any. Callback: none. Since 1.2 (symbol version AE_1.2).
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.2 (symbol version AE_1.2).
  */
 AE_API int32_t ae_identity_request_reply(ae_identity_request *request, const char *token);
 
@@ -783,7 +825,9 @@ typedef struct ae_config {
  * @param version      AE_CONFIG_VERSION as the host's header defines it (1 up to this library's).
  * @return AE_OK; AE_E_INVALID_ARG (`config` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
  *         library's: the message names both versions, and nothing is written).
- * Ownership: n/a. Thread: any. Callback: none.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_config_init(ae_config *config, uint32_t version);
 
@@ -922,7 +966,9 @@ typedef struct ae_delegate {
  * @param version        AE_DELEGATE_VERSION as the host's header defines it (1 up to this library's).
  * @return AE_OK; AE_E_INVALID_ARG (`delegate` NULL); AE_E_UNSUPPORTED_VERSION (0, or newer than this
  *         library's: nothing is written).
- * Ownership: n/a. Thread: any. Callback: none.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_delegate_init(ae_delegate *delegate, uint32_t version);
 
@@ -947,8 +993,9 @@ typedef struct ae_client ae_client;
  * @param[out] out       Receives the client. Not NULL. Set to NULL on failure.
  * @return AE_OK; AE_E_INVALID_ARG (bad field: see ae_last_error_message), AE_E_UNSUPPORTED_VERSION,
  *         AE_E_INSECURE_URL, AE_E_STORAGE, AE_E_STORE_KEY.
- * Ownership: the client is owned by the caller; release it with ae_client_destroy().
- * Thread: any. Callback: none.
+ * @ownership the client is owned by the caller; release it with ae_client_destroy().
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *delegate, ae_client **out);
 
@@ -962,10 +1009,14 @@ AE_API int32_t ae_client_create(const ae_config *config, const ae_delegate *dele
  * returns, none of the host's functions given to this client (delegate, log sink, transport,
  * partner, identity provider) is called again. NULL is a no-op.
  *
- * Ownership: takes `client`; the handle is invalid afterwards (calls with it return
- * AE_E_INVALID_HANDLE). Thread: any, including a callback of this client. Callback: none after it returns.
+ * @param client  The client (from ae_client_create()), or NULL.
+ * @ownership takes `client`; the handle is invalid afterwards (calls with it return
+ * AE_E_INVALID_HANDLE).
+ * @thread any, including a callback of this client.
+ * @callbacks none after it returns.
  *
- * Process exit: a host need not destroy its clients first. Returning from main() or calling exit()
+ * @par Process exit
+ * A host need not destroy its clients first. Returning from main() or calling exit()
  * (from any thread, a callback included) with clients alive, or right after destroying them, ends the
  * process normally: the SDK's threads stop after the step they are in (exit waits for it, at most 2 s)
  * and start no other, so none is inside OpenSSL while OpenSSL frees its state. Callbacks already queued
@@ -1003,7 +1054,9 @@ enum {
  * @param client  The client (from ae_client_create()).
  * @param[out] out_status  Receives the AE_STORE_* value. Not NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG.
- * Ownership: n/a. Thread: any. Callback: none.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
 
@@ -1017,8 +1070,11 @@ AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
  * while callbacks are queued. Watch it for POLLIN (poll, epoll, glib, libuv) and call
  * ae_client_dispatch() when it is. The SDK owns it: do not read from or close it.
  *
+ * @param client  The client (from ae_client_create()).
  * @return The descriptor, or -1 (not in event-loop mode, or an invalid handle; see ae_last_error_message).
- * Ownership: the SDK's, valid until ae_client_destroy(). Thread: any. Callback: none.
+ * @ownership the SDK's, valid until ae_client_destroy().
+ * @thread any.
+ * @callbacks none.
  */
 AE_API int ae_client_event_fd(ae_client *client);
 
@@ -1037,8 +1093,9 @@ AE_API int ae_client_event_fd(ae_client *client);
  * @param client  The client (from ae_client_create()).
  * @param[out] out_count  NULL, or receives how many callbacks ran.
  * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (not in event-loop mode).
- * Ownership: n/a. Thread: any, one at a time per client (a second concurrent call runs nothing).
- * Callback: the delegate's, on this thread.
+ * @ownership n/a.
+ * @thread any, one at a time per client (a second concurrent call runs nothing).
+ * @callbacks the delegate's, on this thread.
  */
 AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
 
@@ -1064,7 +1121,9 @@ AE_API int32_t ae_client_dispatch(ae_client *client, int32_t *out_count);
  * @param client  The client (from ae_client_create()).
  * @param options_json JSON object. Not NULL.
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INVALID_HANDLE.
- * Ownership: copied. Thread: any. Callback: none (setOptions has no callback).
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none (setOptions has no callback).
  */
 AE_API int32_t ae_set_options(ae_client *client, const char *options_json);
 
@@ -1095,10 +1154,12 @@ enum {
  * @param kind    AE_IDENTITY_TOKEN_PLATFORM or AE_IDENTITY_TOKEN_SERVICE.
  * @param token   The compact serialisation, NUL-terminated UTF-8; NULL clears the token of `kind`.
  * @return AE_OK; AE_E_INVALID_ARG (an unknown kind, or a token refused: ae_last_error_message()
- *         says why, e.g. "AD-Service-Token refused: alg \"none\" is not allowed");
+ *         says why, e.g. `AD-Service-Token refused: alg "none" is not allowed`);
  *         AE_E_INVALID_HANDLE.
- * Ownership: copied. Thread: any. Callback: none. Since 1.4 (symbol version AE_1.4); the same function was
- * ae_client_set_identity_token() in 1.2 and 1.3.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.4 (symbol version AE_1.4); the same function was ae_client_set_identity_token() in 1.2 and 1.3.
  */
 AE_API int32_t ae_set_identity_token(ae_client *client, int32_t kind, const char *token);
 
@@ -1111,7 +1172,11 @@ AE_API int32_t ae_set_identity_token(ae_client *client, int32_t kind, const char
  * @param client  See ae_set_identity_token().
  * @param kind    See ae_set_identity_token().
  * @param token   See ae_set_identity_token().
- * @return See ae_set_identity_token(). Ownership: copied. Thread: any. Callback: none. Since 1.2.
+ * @return See ae_set_identity_token().
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.2 (symbol version AE_1.2).
  */
 AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, const char *token)
     AE_RENAMED_("ae_set_identity_token", "1.4");
@@ -1131,34 +1196,32 @@ AE_API int32_t ae_client_set_identity_token(ae_client *client, int32_t kind, con
  * @param service_providers_json  NULL, or a JSON array of service base URLs; with REST API V2 the first
  *                                one replaces ae_config.base_url for this requestor.
  * @return AE_OK or AE_E_INVALID_ARG / AE_E_INSECURE_URL / AE_E_INVALID_HANDLE.
- * Callback: set_requestor_complete (1, or 0 after a `status` naming the error: R400, R401, CFG400,
+ * @ownership copied.
+ * @thread any.
+ * @callbacks set_requestor_complete (1, or 0 after a `status` naming the error: R400, R401, CFG400,
  * CFG404, CFG410, CFG5xx, SEC412 (warning, profiles cleared), SEC420). Calls made while it runs wait for it.
  * SEC420 (an HTTPS security error, from any call) carries "cause": certificate_untrusted,
  * certificate_expired, certificate_not_yet_valid, certificate_self_signed, host_name_mismatch,
  * pinned_key_mismatch, tls_version_refused, ca_file_unusable or handshake_failed (docs/ERRORS.md).
- * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_set_requestor(ae_client *client, const char *requestor_id, const char *service_providers_json);
 
 /**
  * checkAuthentication: answers from the stored profile and its expiry. No network.
  *
- * Callback: set_authentication_status (1, "") or (0, AE_USER_NOT_AUTHENTICATED_ERROR), then
+ * @param client  The client (from ae_client_create()).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks set_authentication_status (1, "") or (0, AE_USER_NOT_AUTHENTICATED_ERROR), then
  * send_tracking_data(AE_TRACKING_AUTHENTICATION). A `status` comes first when it explains the answer:
  * N011 (info) for a TempPass profile, N010 (warning) for a degraded one (authenticate-all rule),
  * N111 (warning) with 0 when the selected MVPD's TempPass has expired or is used up.
- * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
  */
 AE_API int32_t ae_check_authentication(ae_client *client);
 
 /**
- * getAuthentication. Authenticated and not `force_authn`: set_authentication_status(1, "") at once
- * (with N010 / N011 as for ae_check_authentication).
- * Otherwise display_provider_dialog(mvpds); the host answers with ae_set_selected_provider(). Then
- * (second screen) a `status` REGCODE with the code and the URL to show, polling until the viewer
- * has logged in on another device, and set_authentication_status(1, ""); or 0 with
- * AE_PROVIDER_NOT_SELECTED_ERROR (cancelled) or AE_GENERIC_AUTHENTICATION_ERROR (code expired: N130;
- * code not obtained: REG500).
+ * getAuthentication: authenticates the viewer, with the provider dialog and a login when needed.
  *
  * @param client  The client (from ae_client_create()).
  * @param force_authn  Non-zero: run the flow even if authenticated.
@@ -1169,7 +1232,15 @@ AE_API int32_t ae_check_authentication(ae_client *client);
  * @param filter_json  NULL or {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]} (partner picker
  *                     filter; ignored when no partner framework is configured).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (data or filter not an object).
- * Ownership: copied. Thread: any.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks authenticated and not `force_authn`: set_authentication_status(1, "") at once
+ * (with N010 / N011 as for ae_check_authentication).
+ * Otherwise display_provider_dialog(mvpds); the host answers with ae_set_selected_provider(). Then
+ * (second screen) a `status` REGCODE with the code and the URL to show, polling until the viewer
+ * has logged in on another device, and set_authentication_status(1, ""); or 0 with
+ * AE_PROVIDER_NOT_SELECTED_ERROR (cancelled) or AE_GENERIC_AUTHENTICATION_ERROR (code expired: N130;
+ * code not obtained: REG500).
  */
 AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, const char *data_json,
                                      const char *filter_json);
@@ -1187,15 +1258,21 @@ AE_API int32_t ae_get_authentication(ae_client *client, int32_t force_authn, con
  * @param client  The client (from ae_client_create()).
  * @param mvpd_id  An MVPD id from the dialog, or NULL ("." and ".." are refused: they are no MVPD id).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (empty id).
- * Callback: status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
- * set_authentication_status; send_tracking_data (AE_TRACKING_MVPD_SELECTION). Ownership: copied. Thread: any.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks status REGCODE / navigate_to_url (not for TempPass and degraded MVPDs), then
+ * set_authentication_status; send_tracking_data (AE_TRACKING_MVPD_SELECTION).
  */
 AE_API int32_t ae_set_selected_provider(ae_client *client, const char *mvpd_id);
 
 /**
- * getSelectedProvider. Callback: selected_provider(mvpd_json or NULL).
+ * getSelectedProvider: the current MVPD, if any.
+ *
+ * @param client  The client (from ae_client_create()).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR.
- * Ownership: n/a. Thread: any.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks selected_provider(mvpd_json or NULL).
  */
 AE_API int32_t ae_get_selected_provider(ae_client *client);
 
@@ -1207,7 +1284,9 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  * @param resource   Resource id or MRSS text. Not NULL, not empty.
  * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
- * Callback: set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
+ * @ownership copied.
+ * @thread any.
+ * @callbacks set_token or token_request_failed (+ `status` Z100, Z120, Z130, Z169, Z500, N000), then
  * send_tracking_data(AE_TRACKING_AUTHORIZATION). A permit under a degradation rule comes with `status`
  * Z010 (warning), one under TempPass with Z011 (info), before set_token. A TempPass that is over gives
  * N111, set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR) and token_request_failed(resource,
@@ -1219,7 +1298,6 @@ AE_API int32_t ae_get_selected_provider(ae_client *client);
  * undetermined) or N000, as when Adobe refuses the status (invalid_header_pfs_*), then
  * token_request_failed(resource, AE_USER_NOT_AUTHENTICATED_ERROR, ...). An enhanced error code the
  * SDK does not know gives Z500 (N000 when its action is `authentication`), never Z100.
- * Ownership: copied. Thread: any.
  */
 AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, const char *data_json);
 
@@ -1227,8 +1305,13 @@ AE_API int32_t ae_check_authorization(ae_client *client, const char *resource, c
  * getAuthorization: authorization decision and short media token for `resource`; starts
  * getAuthentication first when the viewer is not authenticated.
  *
- * Callback: as ae_check_authorization, plus the getAuthentication callbacks when a login is needed.
- * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG. Ownership: copied. Thread: any.
+ * @param client     The client (from ae_client_create()).
+ * @param resource   Resource id or MRSS text. Not NULL, not empty.
+ * @param data_json  NULL or a JSON object (accepted; REST API V2 decisions carry no generic data).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks as ae_check_authorization, plus the getAuthentication callbacks when a login is needed.
  */
 AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, const char *data_json);
 
@@ -1243,13 +1326,15 @@ AE_API int32_t ae_get_authorization(ae_client *client, const char *resource, con
  *                        decisions/preauthorize does: its answer would carry no decision to read.
  * @param cache           Non-zero: answer from the SDK's cache where it can (5 minutes).
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not an array of strings).
- * Callback: preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
- * with a `status` P100 on error). Ownership: copied. Thread: any.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks preauthorized_resources(JSON array) exactly once (empty when not authenticated or on error,
+ * with a `status` P100 on error).
  */
 AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *resources_json, int32_t cache);
 
 /**
- * getMetadata.
+ * getMetadata: authentication or authorization expiry, the device id, or a user metadata value.
  *
  * @param client  The client (from ae_client_create()).
  * @param key_json  {"opCode": 0|1|2|3, "resource_id": "..." (opcode 1), "user_metadata_name": "..."
@@ -1261,18 +1346,24 @@ AE_API int32_t ae_check_preauthorized_resources(ae_client *client, const char *r
  *                  id only after setOptions {"deviceIdMetadata": true}; until then status META403
  *                  (warning), then set_metadata_status with NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a key object).
- * Callback: set_metadata_status (see ae_delegate). Ownership: copied. Thread: any.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks set_metadata_status (see ae_delegate).
  */
 AE_API int32_t ae_get_metadata(ae_client *client, const char *key_json);
 
 /**
- * logout: tells Adobe (the configured redirect URL), removes the local profile and the selected MVPD,
- * then set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR). When the MVPD has an interactive
- * logout page its URL comes first in a `status` {"errorId": "LOGOUT", "url"} (or navigate_to_url in
- * AE_LOGIN_BROWSER mode). The local profile is removed even when Adobe cannot be reached. A TempPass
- * profile needs no request to Adobe (nor an MVPD logout page); its TempPass time keeps running.
+ * logout: tells Adobe (the configured redirect URL), removes the local profile and the selected MVPD.
+ * The local profile is removed even when Adobe cannot be reached. A TempPass profile needs no request
+ * to Adobe (nor an MVPD logout page); its TempPass time keeps running.
  *
- * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR. Ownership: n/a. Thread: any.
+ * @param client  The client (from ae_client_create()).
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR.
+ * @ownership n/a.
+ * @thread any.
+ * @callbacks set_authentication_status(0, AE_USER_NOT_AUTHENTICATED_ERROR). When the MVPD has an
+ * interactive logout page its URL comes first in a `status` {"errorId": "LOGOUT", "url"} (or
+ * navigate_to_url in AE_LOGIN_BROWSER mode).
  */
 AE_API int32_t ae_logout(ae_client *client);
 
@@ -1283,8 +1374,9 @@ AE_API int32_t ae_logout(ae_client *client);
  * @param client  The client (from ae_client_create()).
  * @param url  The intercepted URL. Not NULL.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG.
- * Callback: set_authentication_status (1, or 0 when no login was pending or it failed).
- * Ownership: copied. Thread: any.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks set_authentication_status (1, or 0 when no login was pending or it failed).
  */
 AE_API int32_t ae_handle_external_url(ae_client *client, const char *url);
 
@@ -1293,7 +1385,11 @@ AE_API int32_t ae_handle_external_url(ae_client *client, const char *url);
  * "status"?} where "error" and "status" are enhanced error objects {"status", "code", "action",
  * "message", "details"?, "helpUrl"?, "trace"?}; "status" is present when the whole call failed
  * ("status": 0 for SDK-side failures such as "network_error", "authentication_session_missing").
- * Borrowed; runs on the callback thread, in order with the delegate's callbacks.
+ *
+ * @param response_json  The response, a JSON object as above.
+ * @param user_data      The `user_data` given to ae_preauthorize().
+ * @ownership borrowed.
+ * @thread runs on the callback thread, in order with the delegate's callbacks.
  */
 typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
 
@@ -1307,7 +1403,9 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
  *                      inside ae_client_destroy() with "client_destroyed" (see there). Not NULL.
  * @param user_data     Passed back to `callback`.
  * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (not such a request, or no callback).
- * Ownership: copied. Thread: any. Callback: `callback` (not a delegate callback, as on iOS where the
+ * @ownership copied.
+ * @thread any.
+ * @callbacks `callback` (not a delegate callback, as on iOS where the
  * response goes to the call's own AccessEnablerCallback).
  */
 AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
@@ -1432,8 +1530,10 @@ enum {
  * @return The view (its kind says which callback's: AE_PAYLOAD_*), or NULL outside a callback, in a
  *         callback with no data (set_requestor_complete, set_authentication_status, navigate_to_url,
  *         selected_provider(NULL)) or on another thread.
- * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none.
- * Since 1.4 (symbol version AE_1.4).
+ * @ownership borrowed, valid until the callback returns.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4 (symbol version AE_1.4).
  */
 AE_API const ae_payload *ae_callback_payload(void);
 
@@ -1442,7 +1542,10 @@ AE_API const ae_payload *ae_callback_payload(void);
  *
  * @param payload  A view (from ae_callback_payload(), ae_payload_child() or ae_payload_at()), or NULL.
  * @return AE_PAYLOAD_*; AE_PAYLOAD_NONE for NULL or a stale view.
- * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership n/a.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API int32_t ae_payload_kind(const ae_payload *payload);
 
@@ -1453,7 +1556,10 @@ AE_API int32_t ae_payload_kind(const ae_payload *payload);
  * @param field    An AE_FIELD_* constant.
  * @return AE_VALUE_*: AE_VALUE_ABSENT when the field is not there (or `payload` is NULL or stale, or
  *         `field` unknown).
- * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership n/a.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API int32_t ae_payload_type(const ae_payload *payload, int32_t field);
 
@@ -1465,7 +1571,10 @@ AE_API int32_t ae_payload_type(const ae_payload *payload, int32_t field);
  * @param[out] length NULL, or where the string's length in bytes goes (0 when NULL is returned).
  * @return The UTF-8 string, NUL-terminated; NULL when the field is absent or not a string (or
  *         `payload` is NULL or stale).
- * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership borrowed, valid until the callback returns.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API const char *ae_payload_string(const ae_payload *payload, int32_t field, size_t *length);
 
@@ -1477,7 +1586,10 @@ AE_API const char *ae_payload_string(const ae_payload *payload, int32_t field, s
  * @param[out] value Where the value goes. Not NULL. Untouched unless AE_OK is returned.
  * @return AE_OK; AE_E_INVALID_ARG (the field is absent or not an integer, or `value` is NULL);
  *         AE_E_INVALID_HANDLE (`payload` NULL or stale).
- * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership n/a.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API int32_t ae_payload_int64(const ae_payload *payload, int32_t field, int64_t *value);
 
@@ -1489,7 +1601,10 @@ AE_API int32_t ae_payload_int64(const ae_payload *payload, int32_t field, int64_
  * @param[out] value Where the value goes (1 or 0). Not NULL. Untouched unless AE_OK is returned.
  * @return AE_OK; AE_E_INVALID_ARG (the field is absent or not a boolean, or `value` is NULL);
  *         AE_E_INVALID_HANDLE (`payload` NULL or stale).
- * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership n/a.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API int32_t ae_payload_bool(const ae_payload *payload, int32_t field, int32_t *value);
 
@@ -1501,7 +1616,10 @@ AE_API int32_t ae_payload_bool(const ae_payload *payload, int32_t field, int32_t
  * @param field    An AE_FIELD_* constant of a list or object field.
  * @return The view (the same one each time it is asked for); NULL when the field is absent or
  *         not a list or object (or `payload` is NULL or stale).
- * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership borrowed, valid until the callback returns.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API const ae_payload *ae_payload_child(const ae_payload *payload, int32_t field);
 
@@ -1510,7 +1628,10 @@ AE_API const ae_payload *ae_payload_child(const ae_payload *payload, int32_t fie
  *
  * @param list  A view, or NULL.
  * @return The count; 0 for an empty list, a view that is no list, NULL or a stale view.
- * Ownership: n/a. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership n/a.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API size_t ae_payload_count(const ae_payload *list);
 
@@ -1521,7 +1642,10 @@ AE_API size_t ae_payload_count(const ae_payload *list);
  * @param index  0 to ae_payload_count() - 1.
  * @return The item's view (AE_PAYLOAD_PROVIDER, AE_PAYLOAD_DECISION, AE_PAYLOAD_STRING, ...); NULL
  *         for an index out of range, a view that is no list, NULL or a stale view.
- * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership borrowed, valid until the callback returns.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API const ae_payload *ae_payload_at(const ae_payload *list, size_t index);
 
@@ -1531,7 +1655,10 @@ AE_API const ae_payload *ae_payload_at(const ae_payload *list, size_t index);
  * @param item        A view, or NULL.
  * @param[out] length NULL, or where the text's length in bytes goes (0 when NULL is returned).
  * @return The UTF-8 text, NUL-terminated; NULL when `item` is no string item (or NULL or stale).
- * Ownership: borrowed, valid until the callback returns. Thread: the callback's. Callback: none. Since 1.4.
+ * @ownership borrowed, valid until the callback returns.
+ * @thread the callback's.
+ * @callbacks none.
+ * @since 1.4.
  */
 AE_API const char *ae_payload_text(const ae_payload *item, size_t *length);
 

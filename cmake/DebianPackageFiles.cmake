@@ -8,7 +8,9 @@
 #                                                 its first entry must be this version (VERSION-REVISION)
 #   /usr/share/lintian/overrides/<package>        packaging/debian/<component>.lintian-overrides: the
 #                                                 lintian warnings accepted, each with its reason
-# and writes the runtime package's control files into CPACK_AE_CONTROL_DIR:
+# It compresses the man pages (the API reference's, when built) as Debian wants them: gzip -9n, each
+# /usr/share/man/man*/X becoming X.gz and a symbolic link X -> Y becoming X.gz -> Y.gz. And it writes
+# the runtime package's control files into CPACK_AE_CONTROL_DIR:
 #   shlibs    libaccessenabler <SOVERSION> <package> (>= the version that brought the newest symbol)
 #   symbols   every symbol the library exports (readelf), with the first release that had it (abi/*.abi,
 #             the ABI baselines of the releases; a symbol in none of them is this version's)
@@ -55,6 +57,20 @@ foreach(_entry IN LISTS CPACK_AE_PACKAGES)
     if(_component STREQUAL "Runtime")
         set(_runtime_package "${_package}")
     endif()
+    file(GLOB _pages LIST_DIRECTORIES false
+         "${CPACK_TEMPORARY_DIRECTORY}/${_component}${CPACK_PACKAGING_INSTALL_PREFIX}/share/man/man*/*")
+    foreach(_page IN LISTS _pages)
+        if(_page MATCHES "\\.gz$")
+            continue()
+        endif()
+        if(IS_SYMLINK "${_page}")
+            file(READ_SYMLINK "${_page}" _target)
+            file(REMOVE "${_page}")
+            file(CREATE_LINK "${_target}.gz" "${_page}.gz" SYMBOLIC)
+        else()
+            execute_process(COMMAND "${_gzip}" -9n "${_page}" COMMAND_ERROR_IS_FATAL ANY)
+        endif()
+    endforeach()
 endforeach()
 
 # The symbols the library exports (defined, in a version node): name@node.

@@ -10,7 +10,8 @@
 #                                symbols (which release brought each symbol: abi/*.abi) and the ldconfig
 #                                trigger; Depends computed by dpkg-shlibdeps from the library's DT_NEEDED
 #   libaccessenabler-dev         Development: the header, the libaccessenabler.so link, the CMake package,
-#                                the pkg-config file, the documentation; Depends on the exact runtime version
+#                                the pkg-config file, the documentation (and the API reference, HTML and man
+#                                pages, when built: AE_API_DOCS); Depends on the exact runtime version
 # Each has /usr/share/doc/<package>/copyright (DEP-5, packaging/debian/copyright) and changelog.Debian.gz
 # (packaging/debian/changelog, gzip -9n). cmake/DebianPackageFiles.cmake adds those to CPack's staged tree
 # and writes the control files (CPACK_PRE_BUILD_SCRIPTS), so a plain `cmake --install` has none of them.
@@ -97,12 +98,18 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "${AE_DEB_DEV_PACKAGE}")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "${AE_DEB_RUNTIME_PACKAGE} (= ${AE_DEB_VERSION})")
+if(_ae_api_docs)
+    set(_ae_docs_note "documentation, with the API reference as HTML and as man pages
+(man ae_set_requestor, man accessenabler).")
+else()
+    set(_ae_docs_note "documentation.")
+endif()
 set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION "${_ae_summary} (development files)
 ${_ae_about}
 
 This package contains the C header accessenabler.h, the CMake package
 (find_package(AccessEnabler)), the pkg-config file (accessenabler) and the
-documentation.")
+${_ae_docs_note}")
 
 # What cmake/DebianPackageFiles.cmake needs (CPack passes every CPACK_* variable to it).
 set(CPACK_PRE_BUILD_SCRIPTS "${CMAKE_CURRENT_SOURCE_DIR}/cmake/DebianPackageFiles.cmake")

@@ -24,7 +24,8 @@ and that the copies of the version that cannot read the header's AE_VERSION_* (i
   layout     with the two .debs as arguments (scripts/package.sh's): every file of libaccessenabler1 falls in
              the recipe's FILES:${PN}, every file of libaccessenabler-dev in FILES:${PN}-dev (the docs in
              ${PN}-doc), and every FILES pattern matches a file (Debian's own copyright, changelog and lintian
-             files aside; Debian's multiarch libdir is ${libdir}).
+             files aside, and the API reference, html/ and man3, which the recipes do not build: both pass
+             -DAE_API_DOCS=OFF, checked; Debian's multiarch libdir is ${libdir}).
 
 Usage: scripts/check-recipes.py [RUNTIME.deb DEV.deb]      exit status 1 with one line per problem;
 "check-recipes: ok (...)" when there is none.
@@ -213,6 +214,8 @@ def check_yocto(version: str) -> dict[str, str]:
         problem(f"{recipe.name}: SRC_URI does not fetch the tag (tag=v${{PV}}): {variables.get('SRC_URI')}")
     if re.search(r"(^|;)branch=", variables.get("SRC_URI", "") + ";" + variables.get("ACCESSENABLER_GIT_URI", "")):
         problem(f"{recipe.name}: SRC_URI names a branch; fetch the tag")
+    if "-DAE_API_DOCS=OFF" not in variables.get("EXTRA_OECMAKE", "").split():
+        problem(f"{recipe.name}: EXTRA_OECMAKE lacks -DAE_API_DOCS=OFF (the API reference needs doxygen)")
     check_yocto_swift(recipe.name, text, variables)
     check_yocto_targets(recipe.name, text, variables)
     print(f"yocto: {recipe.name} parses ({len(variables)} variables); inherits {variables.get('inherit')}; "
@@ -473,7 +476,7 @@ def check_buildroot(version: str) -> None:
             problem("accessenabler.mk: ACCESSENABLER_PRE_CONFIGURE_HOOKS lacks ACCESSENABLER_CHECK_SWIFT")
         want = "-DAE_STATIC_SWIFT_RUNTIME=" + ("ON" if static else "OFF")
         options = values.get("CONF_OPTS", "")
-        for option in (want, "-DAE_SWIFTPM_ARGS=--swift-sdk;aarch64-unknown-linux-gnu_debian_bookworm"):
+        for option in (want, "-DAE_SWIFTPM_ARGS=--swift-sdk;aarch64-unknown-linux-gnu_debian_bookworm", "-DAE_API_DOCS=OFF"):
             if option not in options:
                 problem(f"accessenabler.mk (static runtime {static or 'n'}): CONF_OPTS lacks {option}: {options}")
         print(f"buildroot: accessenabler.mk (static runtime {static or 'n'}): CONF_OPTS {' '.join(options.split())}")
@@ -569,7 +572,8 @@ def check_layout(variables: dict[str, str], runtime_deb: Path, dev_deb: Path) ->
     def matches(pattern: str, path: str) -> bool:
         return fnmatch.fnmatchcase(path, pattern) or path.startswith(pattern.rstrip("/") + "/")
 
-    debian_only = re.compile(r"^/usr/share/(doc/[^/]+/(copyright|changelog\.Debian\.gz)|lintian/.*)$")
+    debian_only = re.compile(r"^/usr/share/(doc/[^/]+/(copyright|changelog\.Debian\.gz)|lintian/.*"
+                             r"|doc/libaccessenabler-dev/html/.*|man/man3/.*)$")  # the API reference: no recipe's
     split = {"FILES:${PN}": patterns("FILES:${PN}"), "FILES:${PN}-dev": patterns("FILES:${PN}-dev"),
              "FILES:${PN}-doc": patterns("FILES:${PN}-doc")}
     used = {p for ps in split.values() for p in ps}

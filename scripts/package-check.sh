@@ -5,7 +5,9 @@
 #   1. build them (scripts/package.sh: CMake, CPack DEB) and lint them: lintian reports no error and no
 #      warning but those packaging/debian/*.lintian-overrides accept (docs/PACKAGING.md says why);
 #   2. their contents: control fields, file lists, modes and owners, the library stripped with no RUNPATH,
-#      shlibs/symbols/triggers, and a Depends entry for the package of every library the .so NEEDS;
+#      shlibs/symbols/triggers, and a Depends entry for the package of every library the .so NEEDS; the
+#      API reference in the -dev package (built with AE_API_DOCS=ON: doxygen is needed): its HTML, and a
+#      man page for every function of the header;
 #   3. the recipes' layout (packaging/yocto, packaging/buildroot) against the .debs' (scripts/check-recipes.py);
 #   4. as root: dpkg -i both, build Examples/CPlayer against the INSTALLED package twice (pkg-config, and
 #      CMake's find_package(AccessEnabler)), run both against the emulator, dpkg --purge both, and check
@@ -17,11 +19,12 @@
 #                      CMake builds one with SwiftPM (minutes)
 #   --shared-runtime   the library links the Swift runtime dynamically (AE_STATIC_SWIFT_RUNTIME=OFF): the
 #                      players run with LD_LIBRARY_PATH=<the toolchain's lib/swift/linux>
-# Needs: cmake, dpkg-dev, file, lintian, pkg-config, libqrencode-dev, gcc, python3 (scripts/deps.sh test).
+# Needs: cmake, dpkg-dev, file, lintian, pkg-config, libqrencode-dev, gcc, python3, doxygen (scripts/deps.sh test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-package_args=(-- -DAE_DEB_COMPRESSION=gzip) # xz takes 3 times as long here; lintian checks the same
+# xz takes 3 times as long here (lintian checks the same); the API reference is required, not AUTO.
+package_args=(-- -DAE_DEB_COMPRESSION=gzip -DAE_API_DOCS=ON)
 shared=false
 while [ $# -gt 0 ]; do
     case $1 in
@@ -107,11 +110,34 @@ expect "$runtime: files" "$(files_of "$deb_runtime")" "$(printf '%s\n' \
     "$libdir/$soname -> libaccessenabler.so.$version" "$libdir/libaccessenabler.so.$version" \
     "usr/share/doc/$runtime/changelog.Debian.gz" "usr/share/doc/$runtime/copyright" \
     "usr/share/lintian/overrides/$runtime" | sort)"
-expect "$dev: files" "$(files_of "$deb_dev")" "$(printf '%s\n' usr/include/accessenabler.h \
+# The API reference (html/ and the man pages) is checked on its own below: its files follow doxygen and the header.
+reference="^(usr/share/doc/$dev/html/|usr/share/man/man3/)"
+expect "$dev: files" "$(files_of "$deb_dev" | grep -Ev "$reference")" "$(printf '%s\n' usr/include/accessenabler.h \
     "$libdir/cmake/AccessEnabler/AccessEnablerConfig.cmake" "$libdir/cmake/AccessEnabler/AccessEnablerConfigVersion.cmake" \
     "$libdir/libaccessenabler.so -> $soname" "$libdir/pkgconfig/accessenabler.pc" \
     usr/share/doc/$dev/{ABI,CROSS,ERRORS,PACKAGING,PLUGGING,README,THREADING}.md \
     "usr/share/doc/$dev/changelog.Debian.gz" "usr/share/doc/$dev/copyright" "usr/share/lintian/overrides/$dev" | sort)"
+# The API reference: the HTML's index and a page per topic (the header's @defgroups); the man pages gzip'd
+# (Debian), a page per topic (accessenabler-<group>), the header's page and its link accessenabler.3, and
+# for every AE_API function of the header a link to its topic's page.
+topics=$(sed -n 's|^/\*\* @defgroup \([a-z]*\) .*|\1|p' Include/accessenabler.h)
+html=$(files_of "$deb_dev" | sed -n "s|^usr/share/doc/$dev/html/||p")
+expect "$dev: the HTML reference (index.html, group__<topic>.html)" \
+    "$(grep -xE 'index\.html|group__[a-z]+\.html' <<<"$html" | sort)" \
+    "$(printf '%s\n' index.html $(printf 'group__%s.html\n' $topics) | sort)"
+man3=$(files_of "$deb_dev" | sed -n 's|^usr/share/man/man3/||p')
+expect "$dev: man pages of the topics and of the header (the structs' are ae_*)" \
+    "$(grep -v -- ' -> ' <<<"$man3" | grep -Ev '^ae_[a-z_]+\.3\.gz$')" \
+    "$(printf '%s\n' $(printf 'accessenabler-%s.3.gz\n' $topics deprecated) accessenabler.h.3.gz | sort)"
+missing=""
+grep -qxF "accessenabler.3.gz -> accessenabler.h.3.gz" <<<"$man3" || missing+=" accessenabler"
+for function in $(sed -n 's/^AE_API [^(]*[ *]\(ae_[a-z_]*\)(.*/\1/p' Include/accessenabler.h); do
+    grep -Eq "^$function\.3\.gz -> accessenabler-[a-z]+\.3\.gz\$" <<<"$man3" || missing+=" $function"
+done
+expect "$dev: a man page (a link to its topic's) for every function, and man accessenabler" "${missing# }" ""
+dangling=$(awk '$2 == "->" { print $1, $3 }' <<<"$man3" | while read -r link target; do
+    grep -qxF -- "$target" <<<"$man3" || echo "$link -> $target"; done)
+expect "$dev: every man page link has its page" "$dangling" ""
 dpkg-deb -x "$deb_runtime" "$tmp/runtime"
 dpkg-deb -e "$deb_runtime" "$tmp/runtime-control"
 library=$tmp/runtime/$libdir/libaccessenabler.so.$version
@@ -211,7 +237,8 @@ installed=false
 expect "neither is installed" "$(dpkg-query -W -f='${db:Status-Abbrev}' "$runtime" "$dev" 2>/dev/null | tr -d ' ')" ""
 left=""
 for path in /usr/include/accessenabler.h "/$libdir/libaccessenabler.so"* "/$libdir/cmake/AccessEnabler" \
-    "/$libdir/pkgconfig/accessenabler.pc" "/usr/share/doc/$runtime" "/usr/share/doc/$dev"; do
+    "/$libdir/pkgconfig/accessenabler.pc" "/usr/share/doc/$runtime" "/usr/share/doc/$dev" \
+    /usr/share/man/man3/accessenabler*.3.gz /usr/share/man/man3/ae_set_requestor.3.gz; do
     [ ! -e "$path" ] && [ ! -L "$path" ] || left+=" $path"
 done
 expect "no file of theirs is left" "${left# }" ""

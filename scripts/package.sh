@@ -4,14 +4,16 @@
 # Builds the Debian packages (docs/PACKAGING.md): configures CMake for /usr, builds the library (SwiftPM,
 # or takes one built already), runs CPack's DEB generator and lintian, and prints the .deb paths.
 #   libaccessenabler1      the library (its SONAME link, shlibs, symbols, the ldconfig trigger)
-#   libaccessenabler-dev   the header, the libaccessenabler.so link, the CMake package, the .pc file, docs
+#   libaccessenabler-dev   the header, the libaccessenabler.so link, the CMake package, the .pc file, docs,
+#                          and the API reference (HTML, man pages) when doxygen is installed (AE_API_DOCS)
 #
 # Usage: scripts/package.sh [--prebuilt LIB] [--shared-runtime] [--build-dir DIR] [-- CMAKE_ARGS...]
 #   --prebuilt LIB     package this library instead of building one (CMake's AE_PREBUILT_LIBRARY: it must
 #                      carry the SONAME, e.g. <cmake build>/lib/libaccessenabler.so.1.3.0)
 #   --shared-runtime   AE_STATIC_SWIFT_RUNTIME=OFF: the library NEEDS the Swift runtime (not packaged)
 #   --build-dir DIR    the CMake build directory (default build/deb; kept, so a second run is quick)
-#   CMAKE_ARGS         more -D options, e.g. -DAE_PACKAGE_MAINTAINER="Name <mail>" -DAE_DEB_REVISION=2
+#   CMAKE_ARGS         more -D options, e.g. -DAE_PACKAGE_MAINTAINER="Name <mail>" -DAE_DEB_REVISION=2,
+#                      -DAE_API_DOCS=ON (the API reference required: fails without doxygen)
 # The last lines of the output are "deb: <path>", one per package. Exit status 1 when lintian reports
 # an error or a warning that packaging/debian/*.lintian-overrides does not accept.
 set -euo pipefail

@@ -30,6 +30,8 @@ class IdentityRequest:
         self.handle, self.kind, self.reason = handle, kind, reason
 
     def reply(self, token):
+        """ae_identity_request_reply: the token (checked as set_identity_token checks it), or None to go on
+        without single sign-on of that kind. Returns the status (AE_OK; AE_E_INVALID_HANDLE once answered)."""
         return lib.ae_identity_request_reply(self.handle, _encode(token))
 
 
@@ -80,7 +82,8 @@ atexit.register(_close_at_exit)
 class Client:
     """One AccessEnabler client. `delegate` is any object with methods named like the header's
     callbacks (set_requestor_complete(status), set_token(token, resource), status(dict), ...);
-    missing methods are not registered. JSON arguments arrive decoded."""
+    missing methods are not registered. JSON arguments arrive decoded. The AccessEnabler calls return
+    at once and raise AEError when the library refuses them (then no callback follows)."""
 
     def __init__(self, software_statement, delegate, base_url=None, storage_path=None, device_id=None,
                  device_info=None, redirect_url=None, domain_name=None, activation_url=None,
@@ -90,6 +93,8 @@ class Client:
                  transport=None, store_key=None, store_check=AE_STORE_CHECK_QUICK, api_generation=0,
                  ca_file=None, ca_path=None, ca_mode=AE_CA_WITH_SYSTEM, pinned_public_keys=None,
                  min_tls_version=AE_TLS_1_2, proxy=None, proxy_from_environment=False, identity_provider=None):
+        """ae_client_create: opens (or creates) the token store, no network. Each keyword is the ae_config
+        field of its name (device_info: device_info_json; identity_provider: identity). AEError if refused."""
         self._keep = []
         config = Config()
         check(lib.ae_config_init(ctypes.byref(config), AE_CONFIG_VERSION))
@@ -212,29 +217,33 @@ class Client:
 
     @property
     def handle(self):
+        """The ae_client handle, for calls through accessenabler.lib; NULL once closed."""
         return self._handle
 
     def event_fd(self):
-        """Event-loop mode: the descriptor that is readable while callbacks are queued."""
+        """ae_client_event_fd (event-loop mode): the descriptor that is readable while callbacks are
+        queued; watch it for POLLIN and call dispatch(). The SDK owns it: do not read from or close it."""
         fd = lib.ae_client_event_fd(self._handle)
         if fd < 0:
             raise AEError(AE_E_INVALID_ARG, last_error_message())
         return fd
 
     def store_status(self):
-        """How create found the token store: one of AE_STORE_*."""
+        """ae_client_store_status: how create found the token store, one of AE_STORE_* (after
+        AE_STORE_RECOVERED the viewer must log in again)."""
         status = c_int32()
         check(lib.ae_client_store_status(self._handle, ctypes.byref(status)))
         return status.value
 
     def dispatch(self):
-        """Event-loop mode: runs the queued callbacks on this thread; returns how many ran."""
+        """ae_client_dispatch (event-loop mode): runs the callbacks queued when it starts (at most
+        AE_DISPATCH_MAX_CALLBACKS), in order, on this thread; returns how many ran."""
         count = c_int32()
         check(lib.ae_client_dispatch(self._handle, ctypes.byref(count)))
         return count.value
 
     def close(self):
-        """ae_client_destroy; afterwards no callback runs. Idempotent."""
+        """ae_client_destroy: cancels the client's requests; afterwards no callback runs. Idempotent."""
         if getattr(self, "_handle", None):
             lib.ae_client_destroy(self._handle)
             self._handle = _CLIENT()
@@ -259,6 +268,8 @@ class Client:
 
     # --- the AccessEnabler calls (raise AEError when refused) ------------------------------
     def set_options(self, options):
+        """ae_set_options (setOptions): a dict such as {"applicationProfile": ..., "visitorID": ...,
+        "deviceIdMetadata": True}, for the requests that start after it. No callback."""
         check(lib.ae_set_options(self._handle, _encode(options)))
 
     def set_identity_token(self, kind, token):
@@ -268,40 +279,66 @@ class Client:
         check(lib.ae_set_identity_token(self._handle, kind, _encode(token)))
 
     def set_requestor(self, requestor_id, service_providers=None):
+        """ae_set_requestor (setRequestor): registers the app and syncs the requestor's configuration and
+        profiles when needed; calls made meanwhile wait for it. Callback: set_requestor_complete(status)."""
         check(lib.ae_set_requestor(self._handle, _encode(requestor_id), _encode(service_providers)))
 
     def check_authentication(self):
+        """ae_check_authentication (checkAuthentication): from the stored profile, no network. Callback:
+        set_authentication_status(1, "") or (0, USER_NOT_AUTHENTICATED_ERROR), then send_tracking_data."""
         check(lib.ae_check_authentication(self._handle))
 
     def get_authentication(self, force_authn=False, data=None, filter=None):
+        """ae_get_authentication (getAuthentication): set_authentication_status(1, "") at once when
+        authenticated (and not force_authn), else display_provider_dialog(mvpds), which the host answers
+        with set_selected_provider(). `data`: the viewer's identity for promotional TempPass; `filter`:
+        the partner picker's {"TV_PROVIDERS": [...], "FEATURED_TV_PROVIDERS": [...]}."""
         check(lib.ae_get_authentication(self._handle, 1 if force_authn else 0, _encode(data), _encode(filter)))
 
     def set_selected_provider(self, mvpd_id):
+        """ae_set_selected_provider (setSelectedProvider): the viewer's MVPD "ID" starts its login (second
+        screen: a status REGCODE with the code and URL to show, then set_authentication_status); None cancels."""
         check(lib.ae_set_selected_provider(self._handle, _encode(mvpd_id)))
 
     def get_selected_provider(self):
+        """ae_get_selected_provider (getSelectedProvider). Callback: selected_provider(the MVPD, or None)."""
         check(lib.ae_get_selected_provider(self._handle))
 
     def check_authorization(self, resource, data=None):
+        """ae_check_authorization (checkAuthorization): as get_authorization, but when the viewer is not
+        authenticated it fails at once (token_request_failed, USER_NOT_AUTHENTICATED_ERROR), no login."""
         check(lib.ae_check_authorization(self._handle, _encode(resource), _encode(data)))
 
     def get_authorization(self, resource, data=None):
+        """ae_get_authorization (getAuthorization): the decision for `resource` (an id or MRSS text):
+        set_token(token, resource) or token_request_failed(resource, code, description), then
+        send_tracking_data; it logs the viewer in first (getAuthentication's callbacks) when needed."""
         check(lib.ae_get_authorization(self._handle, _encode(resource), _encode(data)))
 
     def check_preauthorized_resources(self, resources, cache=True):
+        """ae_check_preauthorized_resources (checkPreauthorizedResources): which of `resources` (a list of
+        ids) the viewer may watch, for UI decoration only. Callback: preauthorized_resources(list), once."""
         check(lib.ae_check_preauthorized_resources(self._handle, _encode(resources), 1 if cache else 0))
 
     def get_metadata(self, key):
+        """ae_get_metadata (getMetadata): `key` is {"opCode": METADATA_*, "resource_id": ... (opcode 1),
+        "user_metadata_name": ... (opcode 3)}. Callback: set_metadata_status(value, encrypted, key, arguments)."""
         check(lib.ae_get_metadata(self._handle, _encode(key)))
 
     def logout(self):
+        """ae_logout (logout): removes the local profile (even when Adobe cannot be reached) and tells Adobe.
+        Callback: a status LOGOUT when the MVPD has a logout page, then set_authentication_status(0, ...)."""
         check(lib.ae_logout(self._handle))
 
     def handle_external_url(self, url):
+        """ae_handle_external_url (handleExternalURL): the redirect URL the host's browser reached (browser
+        login mode); the SDK completes the pending login. Callback: set_authentication_status."""
         check(lib.ae_handle_external_url(self._handle, _encode(url)))
 
     def preauthorize(self, request, callback):
-        """callback(response_dict) runs once on the callback thread."""
+        """ae_preauthorize: `request` is {"resources": [...], "disableFeatures": [...]?}. callback(response_dict)
+        runs exactly once, on the callback thread (in dispatch() in event-loop mode), or in close() with the
+        enhanced error "client_destroyed" when the client is closed before the answer."""
         entry = {}
 
         def done(response, _):

@@ -4,7 +4,7 @@
 # check-header.sh — checks the C contract (Include/accessenabler.h) against the compilers and
 # against the built library:
 #   1. the header compiles alone (and twice: include guard) under strict C99 and C++17 with gcc/g++,
-#      and with clang/clang++ when present; every AE_API function has a Doxygen block (threads, @return);
+#      and with clang/clang++ when present; every AE_API function has a Doxygen block (@thread, @return);
 #   2. the .so's .dynsym defines exactly the header's AE_API functions (nothing else, not even LOCAL),
 #      each GLOBAL under the version node AE_1; the version script lists the same; every name follows
 #      the naming scheme;
@@ -124,20 +124,21 @@ fi
 
 # ------------------------------------------------------------------------------------------------
 echo "== documentation"
-# Every AE_API function has a Doxygen block (/** ... */) right above it that states its threads,
-# and an @return when it returns something.
+# Every AE_API function has a Doxygen block (/** ... */) right above it that states its threads
+# (@thread, docs/api/Doxyfile's alias), and an @return when it returns something (scripts/api-docs.sh
+# also wants each @param, @ownership and @callbacks).
 undocumented=$(awk '
     /^\/\*\*/ { block = ""; in_block = 1 }
     in_block { block = block "\n" $0 }
     in_block && /\*\// { in_block = 0; closed = NR }
     /^AE_API[[:space:]]/ {
         name = $0; sub(/\(.*/, "", name); n = split(name, word, /[^A-Za-z0-9_]+/)
-        if (closed != NR - 1 || block !~ /Thread/ || ($2 != "void" && block !~ /@return/)) print word[n]
+        if (closed != NR - 1 || block !~ /@thread/ || ($2 != "void" && block !~ /@return/)) print word[n]
     }' "$header" | tr '\n' ' ')
 if [ -z "$undocumented" ]; then
     ok "every AE_API function has a Doxygen block with its threads (and @return)"
 else
-    bad "AE_API functions without a Doxygen block naming Thread and @return: $undocumented"
+    bad "AE_API functions without a Doxygen block with @thread and @return: $undocumented"
 fi
 
 # Doxygen (scripts/api-docs.sh, warnings are errors) checks every function, struct, field and macro;

@@ -117,6 +117,7 @@ ACCESSENABLER_STATIC_SWIFT_RUNTIME ??= "OFF"
 # The native swift driver of meta-swift's toolchain.
 ACCESSENABLER_SWIFT ??= "${STAGING_DIR_NATIVE}/opt/usr/bin/swift"
 
+# AE_API_DOCS=OFF: no API reference (doxygen is no dependency of the image's build; the .debs have it).
 EXTRA_OECMAKE += " \
     -DSWIFT_EXECUTABLE=${ACCESSENABLER_SWIFT} \
     '-DAE_SWIFTPM_ARGS=--destination;${WORKDIR}/destination.json' \
@@ -124,6 +125,7 @@ EXTRA_OECMAKE += " \
     -DAE_SWIFT_RUNTIME_DIR=${libdir}/swift/linux \
     -DBUILD_TESTING=OFF \
     -DBUILD_EXAMPLES=OFF \
+    -DAE_API_DOCS=OFF \
 "
 
 # The package split of the .debs (libaccessenabler1 / libaccessenabler-dev); the README and docs/*.md go to
