@@ -443,6 +443,9 @@ extension CBoundaryFuzz {
         let destroyedInside = Locked(false)
         /// That destroy started: the calls of the input may find the handle gone from then on.
         let destroying = Locked(false)
+        /// The view of the last callback's data (CBoundary+Payload.swift), as a number: it must read as
+        /// absent once that callback returned.
+        let lastPayload = Locked<UInt?>(nil)
 
         /// At the start of each of the host's functions the client calls: none may run once
         /// ae_client_destroy returned (F9); the armed destroy fires here. True when the function
@@ -452,6 +455,7 @@ extension CBoundaryFuzz {
                 problem("[F9] \(place) ran after ae_client_destroy returned")
                 return true
             }
+            readPayload(kind, place)
             let fire = trigger.withLock { armed -> Bool in
                 guard let current = armed, current.kind == kind else { return false }
                 armed = current.remaining > 1 ? (kind, current.remaining - 1) : nil
