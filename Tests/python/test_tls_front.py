@@ -135,8 +135,11 @@ def test_the_emulators_urls_through_the_front_name_the_front(pki, front, backend
     writes in its answers through it name the front, https included: the logout page a player shows (and
     the logos) stay on TLS (Emulator/README.md, "A real box on the LAN (TLS front)"). nghttpx rewrites a
     Location naming its own host to https itself; the body's URLs are the emulator's to get right."""
-    sys.path.insert(0, str(ROOT / "Tests/emulator"))
-    from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, device_headers
+    sys.path.insert(0, str(ROOT / "Tests/emulator"))  # only for this import: its folder also has a conftest.py
+    try:
+        from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, device_headers
+    finally:
+        sys.path.remove(str(ROOT / "Tests/emulator"))
     api = Api(backend)  # the login is made at the emulator itself; the answers with URLs come through the front
     token = api.new_access_token()
     code = api.create_session(token, **ALL_SESSION_PARAMS).json["code"]
