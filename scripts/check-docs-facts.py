@@ -272,13 +272,13 @@ class Check:
                                      f"libaccessenabler.so.{major} (the header's AE_VERSION_MAJOR)")
         self.say(f"version: {count} spellings of {version} and {majors} of the SONAME libaccessenabler.so.{major}")
 
-    def blocks(self, path: str, name: str) -> list[tuple[int, str]]:
-        """(line, text) of each `<!-- name ... -->` ... `<!-- /name -->` block of a file (a marker in a code span,
+    def blocks(self, path: str, name: str) -> list[tuple[int, str, int]]:
+        """(first line, text, last line) of each `<!-- name ... -->` ... `<!-- /name -->` block of a file (a marker in a code span,
         as in CONTRIBUTING.md, is a mention, not a block)."""
         text = self.text(path)
         found = []
         for match in re.finditer(rf"(?<!`)<!-- {name}\b.*?-->(.*?)<!-- /{name} -->", text, re.S):
-            found.append((text.count("\n", 0, match.start()) + 1, match.group(1)))
+            found.append((text.count("\n", 0, match.start()) + 1, match.group(1), text.count("\n", 0, match.end()) + 1))
         return found
 
     def check_needed(self, needed: list[str]) -> None:
@@ -290,8 +290,8 @@ class Check:
                              f"dependencies; expected one naming {' '.join(needed)}")
         covered: dict[str, set[int]] = {}
         for path in self.docs():
-            for line, block in self.blocks(path, "needed"):
-                covered.setdefault(path, set()).update(range(line, line + block.count("\n") + 1))
+            for line, block, last in self.blocks(path, "needed"):
+                covered.setdefault(path, set()).update(range(line, last + 1))
                 named = set(re.findall(r"[\w+.-]+\.so\.\d+", block))
                 missing = sorted(wanted - named)
                 extra = sorted(n for n in named - wanted if not LOADER.fullmatch(n) or not loaders)
@@ -320,7 +320,7 @@ class Check:
         computed = self.shlibdeps()
         if computed is None:
             return
-        for line, block in blocks:
+        for line, block, _ in blocks:
             documented = " ".join(block.split()).strip("`").strip()
             if documented != computed:
                 self.problem(f"docs/PACKAGING.md:{line}", f"Depends `{documented}`, expected `{computed}` "
