@@ -16,6 +16,12 @@
 #                                                  second is signed in with no login (docs/PLATFORM-SSO.md)
 # Other options go to the player. The C player's builds go to AE_CMAKE_BUILD_DIR (the package; default
 # build/cmake) and AE_DEMO_DIR (its install prefix and the player's build; default build/demo).
+#
+# One SwiftPM build (.build/release) serves the three players: the Swift player links the library's
+# modules, the Python player loads its libaccessenabler.so, and the C player's CMake package takes that
+# .so (AE_PREBUILT_LIBRARY, relinked with its SONAME) instead of compiling the library again in a SwiftPM
+# directory of its own. Every build has the flags of scripts/test.sh's release library: -static-stdlib is
+# on each swiftc command line, and a build without it would compile every module again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +38,8 @@ while [ $# -gt 0 ]; do
         *) break ;;
     esac
 done
+
+swift_build=(swift build -c release -Xswiftc -static-stdlib)
 
 # quietly LABEL COMMAND...: the command's output only when it fails.
 quietly() {
@@ -50,7 +58,7 @@ quietly() {
 case $player in
     swift)
         scripts/deps.sh build
-        swift build -c release --product example-player
+        "${swift_build[@]}" --product example-player
         command=("$(swift build -c release --show-bin-path)/example-player" --storage "$(mktemp -d)/store.sqlite")
         $interactive || command+=(--unattended)
         ;;
@@ -62,8 +70,17 @@ case $player in
         demo=$(cd "$demo" && pwd)
         generator=()
         if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
-        echo "building the package (CMake, SwiftPM inside: a few minutes the first time) and installing it into $demo/prefix"
-        quietly "configure" cmake -S . -B "$build" "${generator[@]}"
+        prebuilt=()
+        if [ -z "${AE_CMAKE_BUILD_DIR:-}" ]; then
+            # The library of the other players' build, linked with the SONAME CMake checks (the header's major).
+            major=$(sed -n 's/^#define AE_VERSION_MAJOR \([0-9][0-9]*\).*/\1/p' Include/accessenabler.h)
+            echo "building the library (SwiftPM, .build/release: a few minutes the first time, shared with the other players)"
+            quietly "build the library" "${swift_build[@]}" --product accessenabler -Xlinker "-soname=libaccessenabler.so.$major"
+            prebuilt=(-DAE_PREBUILT_LIBRARY="$PWD/.build/release/libaccessenabler.so")
+        fi
+        # A given AE_CMAKE_BUILD_DIR (scripts/test.sh: the CMake package step's) keeps the library it built.
+        echo "packaging it with CMake and installing it into $demo/prefix"
+        quietly "configure" cmake -S . -B "$build" "${generator[@]}" "${prebuilt[@]}"
         quietly "build" cmake --build "$build"
         quietly "install" cmake --install "$build" --prefix "$demo/prefix"
         echo "building Examples/CPlayer against the installed package (find_package(AccessEnabler))"
@@ -75,7 +92,7 @@ case $player in
         ;;
     python)
         scripts/deps.sh build
-        swift build -c release -Xswiftc -static-stdlib --product accessenabler
+        "${swift_build[@]}" --product accessenabler
         export AE_LIBRARY=${AE_LIBRARY:-$PWD/.build/release/libaccessenabler.so}
         command=(python3 Examples/PythonPlayer/player.py)
         ! $interactive || command+=(--interactive)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift formatting, layer and reference checks, Swift (flows, decoders, store, the callback and async APIs over HTTP against the
-# emulator), the C header/export and smoke checks, the API reference (doxygen), the ABI checks (old struct
+# emulator), the docs' facts about the release library (scripts/check-docs-facts.py), the C header/export and smoke checks, the API reference (doxygen), the ABI checks (old struct
 # layouts under ASan, abidiff against abi/), the Python package (pip-installed) and its
 # ctypes suite on the release .so against the emulator (and its libcurl-sensitive part on Debian 13's
 # libcurl 8, scripts/libcurl8-check.sh, unless AE_SKIP_LIBCURL8=1), the builds with Swift 6.0.3 for x86-64 and
@@ -100,6 +100,11 @@ slowest_swift_tests "$work/swift-test.log"
 step "release library (static Swift runtime)"
 swift build -c release -Xswiftc -static-stdlib --product accessenabler
 export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
+
+step "the docs' facts about that library (scripts/check-docs-facts.py --self-test: version, SONAME, DT_NEEDED, Depends, recipes, sizes, layout tables)"
+# What README.md, docs/, packaging/ and Emulator/README.md say about the build, against the library just built;
+# then the same check on altered copies of the docs (a wrong size, a missing dependency, ...) must fail.
+python3 scripts/check-docs-facts.py --library "$AE_LIBRARY" --self-test
 
 step "C header, exports, ldd, smoke test"
 bash Tests/c/check-header.sh

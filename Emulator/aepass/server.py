@@ -58,11 +58,20 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
             headers=list(self.headers.items()),
             body=self._read_body(),
             client_ip=self.client_address[0],
-            local_address="%s:%s" % self.server.server_address[:2],
+            local_address=self._local_address(),
         )
         self._send(self.server.app.handle(request))
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
+
+    def _local_address(self) -> str:
+        """"host:port" of this connection's local end (the address the client reached, not the
+        0.0.0.0 or :: the server may be bound to); an IPv6 address in brackets."""
+        try:
+            host, port = self.connection.getsockname()[:2]
+        except OSError:
+            host, port = self.server.server_address[:2]
+        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
 
     def date_time_string(self, timestamp: float | None = None) -> str:
         """The `Date` header: the emulator's clock (moved by `POST /_emulator/clock`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -19,7 +20,7 @@ class Request:
     headers: list[tuple[str, str]]  # as received, in order
     body: bytes
     client_ip: str
-    local_address: str  # "host:port" the server is bound to, when Host is absent
+    local_address: str  # "host:port" the client's connection reached, when Host is absent
     path_params: dict[str, str] = field(default_factory=dict)
     client_id: str | None = None  # filled in by handlers, for the request log
     # SSO token verdicts by "<token>/<where>" (sso.judge), for the request log's `sso` entries.
@@ -46,10 +47,43 @@ class Request:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.header('Host') or self.local_address}"
+        """`scheme://host[:port]` as the client reached the emulator, for the absolute URLs it hands
+        out (logos, the login redirect, logout pages): behind a proxy or TLS front, the first value of
+        X-Forwarded-Proto and X-Forwarded-Host, else of RFC 7239 Forwarded's proto= and host=; else
+        http and the Host header; else the address the connection reached. A scheme other than http or
+        https, or a host that is not a host name or address with an optional port, is ignored."""
+        forwarded = _forwarded_first(self.header("Forwarded"))
+        scheme = (_first(self.header("X-Forwarded-Proto")) or forwarded.get("proto") or "").lower()
+        if scheme not in ("http", "https"):
+            scheme = "http"
+        for host in (_first(self.header("X-Forwarded-Host")), forwarded.get("host"), self.header("Host")):
+            if host and _HOST.fullmatch(host):
+                return f"{scheme}://{host}"
+        return f"{scheme}://{self.local_address}"
 
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
+
+
+# A Host value: a name or IPv4 address, or a bracketed IPv6 address, and an optional port.
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def _first(value: str | None) -> str | None:
+    """The first of a comma-separated header value (the client-side proxy's), stripped; None if empty."""
+    first = value.split(",")[0].strip() if value else ""
+    return first or None
+
+
+def _forwarded_first(value: str | None) -> dict[str, str]:
+    """The parameters of the first element of an RFC 7239 Forwarded header, names lower-cased and
+    quotes removed: `for=192.0.2.1;proto=https;host="tv.example:8443", for=...` -> {"for": ..., ...}."""
+    params: dict[str, str] = {}
+    for pair in (_first(value) or "").split(";"):
+        name, sep, text = pair.partition("=")
+        if sep:
+            params[name.strip().lower()] = text.strip().strip('"')
+    return params
 
 
 def form_fields(text: str) -> dict[str, list[str]]:

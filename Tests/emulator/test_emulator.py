@@ -142,6 +142,54 @@ def test_full_flow_with_control_login(api: Api) -> None:
         "actionName": "invalid", "actionType": "none", "mvpd": "Cablevision"}
 
 
+def test_absolute_urls_name_the_host_and_scheme_the_client_used(api: Api) -> None:
+    """A box on the LAN reaches the emulator by another name than 127.0.0.1, often through a TLS front
+    (Emulator/README.md, "A real box on the LAN"): every absolute URL the emulator hands out (the logos
+    of the configuration, the login page the authenticate URL redirects to, the logout page) names
+    what the client used: the Host header, and X-Forwarded-Proto / X-Forwarded-Host or Forwarded
+    (RFC 7239) when a front sets them. A value that is not a scheme or host is ignored."""
+    token = api.new_access_token()
+
+    def urls(headers: dict[str, str]) -> list[str]:
+        configuration = api.v2("GET", "/configuration", token, headers=headers).json
+        logo = {m["id"]: m["logoUrl"] for m in configuration["requestor"]["mvpds"]}["Dish"]
+        code = api.create_session(token, **ALL_SESSION_PARAMS).json["code"]
+        redirect = api.request("GET", f"/api/v2/authenticate/REF30/{code}", headers=headers)
+        assert redirect.status == 302
+        login = redirect.headers["location"]
+        assert login.endswith(f"/_emulator/mvpd/login?code={code}")
+        api.login(code, userID="alice")
+        logout = api.v2("GET", "/logout/Cablevision", token, headers=headers,
+                        query={"redirectUrl": REDIRECT_URL}).json["logouts"]["Cablevision"]["url"]
+        return [f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" for url in (logo, login, logout)]
+
+    # The Host header alone: http, that name and port.
+    assert urls({"Host": "tv-desk.lan:8080"}) == ["http://tv-desk.lan:8080"] * 3
+    assert urls({"Host": "192.168.1.20:8080"}) == ["http://192.168.1.20:8080"] * 3
+    # Behind nghttpx: the client's Host passes through and X-Forwarded-Proto says https.
+    assert urls({"Host": "tv-desk.lan:8443", "X-Forwarded-Proto": "https"}) == ["https://tv-desk.lan:8443"] * 3
+    # A front that rewrites Host names the client's in X-Forwarded-Host (the first of a list: the
+    # client side's), or in Forwarded.
+    assert urls({"Host": "127.0.0.1:8080", "X-Forwarded-Proto": "https, http",
+                 "X-Forwarded-Host": "tv-desk.lan:8443, 127.0.0.1:8443"}) == ["https://tv-desk.lan:8443"] * 3
+    assert urls({"Host": "127.0.0.1:8080", "Forwarded": 'for=192.0.2.7;proto=https;host="[2001:db8::5]:8443"'}) \
+        == ["https://[2001:db8::5]:8443"] * 3
+    # Not a scheme or a host: ignored (no header injection into Location).
+    assert urls({"Host": "tv-desk.lan:8080", "X-Forwarded-Proto": "javascript",
+                 "X-Forwarded-Host": "evil.example/path"}) == ["http://tv-desk.lan:8080"] * 3
+    # No Host at all (HTTP/1.0): the address the connection reached.
+    connection = http.client.HTTPConnection(api.netloc, timeout=10)
+    try:
+        connection.putrequest("GET", f"/api/v2/authenticate/REF30/{api.create_session(token).json['code']}",
+                              skip_host=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+    finally:
+        connection.close()
+    assert response.status == 302 and response.getheader("Location").startswith(f"http://{api.netloc}/")
+
+
 def test_html_form_login_with_mvpd_picker(api: Api) -> None:
     token = api.new_access_token()
     created = api.create_session(token).json

@@ -129,6 +129,37 @@ def test_openssl_verify_judges_each_certificate_by_the_ca_path(pki, name, error)
             assert done.returncode == 2 and f"lookup: {expected}\n" in done.stderr, done.stderr
 
 
+@needs_curl
+def test_the_emulators_urls_through_the_front_name_the_front(pki, front, backend):
+    """nghttpx passes the client's Host on and adds X-Forwarded-Proto: https, so the absolute URLs the emulator
+    writes in its answers through it name the front, https included: the logout page a player shows (and
+    the logos) stay on TLS (Emulator/README.md, "A real box on the LAN (TLS front)"). nghttpx rewrites a
+    Location naming its own host to https itself; the body's URLs are the emulator's to get right."""
+    sys.path.insert(0, str(ROOT / "Tests/emulator"))  # only for this import: its folder also has a conftest.py
+    try:
+        from emulator_testkit import ALL_SESSION_PARAMS, REDIRECT_URL, Api, device_headers
+    finally:
+        sys.path.remove(str(ROOT / "Tests/emulator"))
+    api = Api(backend)  # the login is made at the emulator itself; the answers with URLs come through the front
+    token = api.new_access_token()
+    code = api.create_session(token, **ALL_SESSION_PARAMS).json["code"]
+    good = front(pki.good)
+    base = f"https://localhost:{good.port}"
+    done = curl("--cacert", pki.ca_file, "-o", "/dev/null", "-w", "%{http_version} %{http_code} %{redirect_url}",
+                f"{base}/api/v2/authenticate/REF30/{code}")
+    assert done.stdout == f"2 302 {base}/_emulator/mvpd/login?code={code}", done.stderr
+    api.login(code, userID="alice")
+    headers = [arg for name, value in {"Authorization": f"Bearer {token}", **device_headers("tv-1")}.items()
+               for arg in ("-H", f"{name}: {value}")]
+    for protocol in ("--http2", "--http1.1"):
+        done = curl("--cacert", pki.ca_file, protocol, *headers, f"{base}/api/v2/REF30/configuration")
+        logos = {m["logoUrl"] for m in json.loads(done.stdout)["requestor"]["mvpds"]}
+        assert logos and all(url.startswith(f"{base}/_emulator/logos/") for url in logos), (logos, done.stderr)
+    done = curl("--cacert", pki.ca_file, *headers, f"{base}/api/v2/REF30/logout/Cablevision?redirectUrl={REDIRECT_URL}")
+    assert json.loads(done.stdout)["logouts"]["Cablevision"]["url"].startswith(f"{base}/adobe-services/logout?"), \
+        (done.stdout, done.stderr)
+
+
 def test_good_front_answers_http11_requests_on_one_connection(pki, front):
     good = front(pki.good)
     connection = http.client.HTTPSConnection("localhost", good.port, context=client_context(pki), timeout=10)

@@ -11,8 +11,8 @@
 An SDK client under test: `make_client(base_url=front.url, ca_file=str(pki.ca_file))` (or
 `ca_path=str(pki.ca_path)`, `pinned_public_keys=[pin(pki.good.cert)]`); with pki.good and the default
 ALPN, libcurl sends a whole set_requestor (register, token, configuration, profiles) over one h2 connection.
-The emulator writes the URLs it hands out (logos, logout, the login redirect) as http://<Host>: behind a
-Front they name the front's host and port, with http://.
+The emulator writes the URLs it hands out (logos, logout, the login redirect) with the scheme and host the
+client used: behind a Front, https:// (nghttpx's X-Forwarded-Proto) and the front's host and port.
 
 `make_pki(directory)` writes a test root (`ca_file`, and `ca_path` for CURLOPT_CAPATH) and the server
 certificates `good`, `expired`, `not_yet_valid`, `wrong_host` (only `wrong.example`), `self_signed` and
@@ -166,7 +166,7 @@ class Front(_Endpoint):
             "--single-process", "--workers=1",  # one process: the one PR_SET_PDEATHSIG kills
             # No OCSP stapling (nothing to fetch it from), the backend's answers as they are (no Via, its own
             # Server). nghttpx adds no X-Forwarded-For unless asked (the emulator keys throttling on it) and
-            # sends X-Forwarded-Proto: https, which the emulator ignores (its URLs say http://<Host>).
+            # sends X-Forwarded-Proto: https, from which the emulator's URLs say https://<Host>.
             "--no-ocsp", "--no-via", "--no-server-rewrite",
             f"--npn-list={self.alpn}",
             f"--accesslog-file={base}.access", f"--accesslog-format={ACCESS_LOG_FORMAT}",
