@@ -1411,6 +1411,105 @@ typedef void (*ae_preauthorize_fn)(const char *response_json, void *user_data);
 AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_preauthorize_fn callback,
                                void *user_data);
 
+/* ----------------------------------------------------------------------------------------------
+ * The same calls with typed arguments (since 1.4): no JSON to write. Each builds the JSON form
+ * of its call and behaves exactly as that call (the same checks, statuses and callbacks).
+ * ---------------------------------------------------------------------------------------------- */
+
+/** ae_preauthorize_list() flags: Adobe's "disableFeatures" (AccessEnabler 3.6+). Since 1.4. */
+enum {
+    AE_PREAUTHORIZE_NO_LOCAL_CACHE = 1, /**< "LOCAL_CACHE": do not answer from the SDK's cache */
+    AE_PREAUTHORIZE_NO_REMOTE_CACHE = 2 /**< "REMOTE_CACHE": ask Adobe not to answer from its cache */
+};
+
+/**
+ * setOptions with one string option: ae_set_options() with {key: value}.
+ *
+ * @param client  The client (from ae_client_create()).
+ * @param key     An option of a string value: AE_OPTION_PROFILE, AE_OPTION_VISITOR_ID,
+ *                AE_OPTION_DEVICE_INFO (Base64 of the JSON object). Not NULL. An unknown key is
+ *                ignored with a log line, as in ae_set_options().
+ * @param value   The value, UTF-8. Not NULL ("" clears a profile or visitor id).
+ * @return AE_OK; AE_E_INVALID_ARG (NULL, a control character, a key whose value is no string);
+ *         AE_E_INVALID_HANDLE.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.4 (symbol version AE_1.4).
+ */
+AE_API int32_t ae_set_option_string(ae_client *client, const char *key, const char *value);
+
+/**
+ * setOptions with one boolean option: ae_set_options() with {key: true|false}.
+ *
+ * @param client  The client (from ae_client_create()).
+ * @param key     An option of a boolean value: AE_OPTION_DEVICE_ID_METADATA, AE_OPTION_HANDLE_SVC. Not NULL.
+ * @param value   Non-zero: true.
+ * @return AE_OK; AE_E_INVALID_ARG (`key` NULL, or a key whose value is no boolean); AE_E_INVALID_HANDLE.
+ * @ownership copied.
+ * @thread any.
+ * @callbacks none.
+ * @since 1.4 (symbol version AE_1.4).
+ */
+AE_API int32_t ae_set_option_bool(ae_client *client, const char *key, int32_t value);
+
+/**
+ * checkPreauthorizedResources with the resources as an array of strings: ae_check_preauthorized_resources()
+ * with their JSON array.
+ *
+ * @param client     The client (from ae_client_create()).
+ * @param resources  `count` resource ids, each NUL-terminated UTF-8 and not NULL. May be NULL when
+ *                   `count` is 0 (an empty list: preauthorized_resources with an empty list follows).
+ * @param count      The number of resources (at most AE_MAX_STRING_LENGTH).
+ * @param cache      Non-zero: answer from the SDK's cache where it can.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (a NULL array with a count,
+ *         a NULL or invalid string, too many).
+ * @ownership copied.
+ * @thread any.
+ * @callbacks preauthorized_resources, as ae_check_preauthorized_resources().
+ * @since 1.4 (symbol version AE_1.4).
+ */
+AE_API int32_t ae_check_preauthorized_resources_list(ae_client *client, const char *const *resources,
+                                                     size_t count, int32_t cache);
+
+/**
+ * getMetadata with the key as values: ae_get_metadata() with {"opCode": op_code} and, for opcodes 1
+ * and 3, "resource_id" or "user_metadata_name" = `argument`.
+ *
+ * @param client    The client (from ae_client_create()).
+ * @param op_code   AE_METADATA_AUTHENTICATION, _AUTHORIZATION, _DEVICE_ID or _USER_META.
+ * @param argument  The resource id (AE_METADATA_AUTHORIZATION) or the attribute's name
+ *                  (AE_METADATA_USER_META); NULL for the other opcodes.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (an unknown opcode, a
+ *         missing or unexpected argument).
+ * @ownership copied.
+ * @thread any.
+ * @callbacks set_metadata_status, as ae_get_metadata() (its `arguments_json` is the key object built here).
+ * @since 1.4 (symbol version AE_1.4).
+ */
+AE_API int32_t ae_get_metadata_key(ae_client *client, int32_t op_code, const char *argument);
+
+/**
+ * preauthorize with the resources as an array of strings: ae_preauthorize() with
+ * {"resources": [...], "disableFeatures": [...]}.
+ *
+ * @param client     The client (from ae_client_create()).
+ * @param resources  `count` resource ids, each NUL-terminated UTF-8 and not NULL. Not NULL.
+ * @param count      The number of resources: at least 1 (as Adobe's decisions/preauthorize), at most
+ *                   AE_MAX_STRING_LENGTH.
+ * @param flags      0, or AE_PREAUTHORIZE_NO_LOCAL_CACHE and/or AE_PREAUTHORIZE_NO_REMOTE_CACHE.
+ * @param callback   Called exactly once with the response, as for ae_preauthorize(). Not NULL.
+ * @param user_data  Passed back to `callback`.
+ * @return AE_OK; AE_E_INVALID_HANDLE, AE_E_NO_REQUESTOR, AE_E_INVALID_ARG (no resource, a NULL or
+ *         invalid string, unknown flags, no callback).
+ * @ownership copied.
+ * @thread any.
+ * @callbacks `callback`, as ae_preauthorize().
+ * @since 1.4 (symbol version AE_1.4).
+ */
+AE_API int32_t ae_preauthorize_list(ae_client *client, const char *const *resources, size_t count, int32_t flags,
+                                    ae_preauthorize_fn callback, void *user_data);
+
 /** @} */
 
 /** @addtogroup payloads

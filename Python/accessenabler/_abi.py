@@ -139,6 +139,10 @@ AE_DISPATCH_MAX_CALLBACKS = 1000
 AE_IDENTITY_TOKEN_PLATFORM = 1
 AE_IDENTITY_TOKEN_SERVICE = 2
 
+# ae_preauthorize_list() flags: Adobe's "disableFeatures" (AccessEnabler 3.6+).
+AE_PREAUTHORIZE_NO_LOCAL_CACHE = 1
+AE_PREAUTHORIZE_NO_REMOTE_CACHE = 2
+
 # What a view holds (ae_payload_kind()).
 AE_PAYLOAD_NONE = 0
 AE_PAYLOAD_STATUS = 1
@@ -413,6 +417,12 @@ _SIGNATURES = {
     "ae_logout": (c_int32, [_CLIENT]),
     "ae_handle_external_url": (c_int32, [_CLIENT, c_char_p]),
     "ae_preauthorize": (c_int32, [_CLIENT, c_char_p, PREAUTHORIZE_FN, c_void_p]),
+    "ae_set_option_string": (c_int32, [_CLIENT, c_char_p, c_char_p]),
+    "ae_set_option_bool": (c_int32, [_CLIENT, c_char_p, c_int32]),
+    "ae_check_preauthorized_resources_list": (c_int32, [_CLIENT, ctypes.POINTER(c_char_p), ctypes.c_size_t, c_int32]),
+    "ae_get_metadata_key": (c_int32, [_CLIENT, c_int32, c_char_p]),
+    "ae_preauthorize_list": (c_int32, [_CLIENT, ctypes.POINTER(c_char_p), ctypes.c_size_t, c_int32, PREAUTHORIZE_FN,
+                                       c_void_p]),
     "ae_callback_payload": (c_void_p, []),
     "ae_payload_kind": (c_int32, [c_void_p]),
     "ae_payload_type": (c_int32, [c_void_p, c_int32]),

@@ -30,7 +30,7 @@ final class CClient: Sendable {
 /// Runs a call on the client of `handle`: the handle is looked up first (a NULL, made-up or
 /// destroyed one is AE_E_INVALID_HANDLE before any argument is read), then `body` converts the
 /// arguments and forwards them.
-private func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(AccessEnablerError) -> Void) -> Int32 {
+func call(_ handle: OpaquePointer?, _ body: (AccessEnabler) throws(AccessEnablerError) -> Void) -> Int32 {
     status { () throws(AccessEnablerError) in try body(try Handles.clients.value(handle).enabler) }
 }
 
@@ -276,11 +276,19 @@ public func ae_preauthorize(
                 "request_json must be {\"resources\": [non-empty strings], \"disableFeatures\"?: "
                     + "[\"LOCAL_CACHE\" | \"REMOTE_CACHE\"]}")
         }
-        let userData = HostPointer(raw: user_data)
-        try enabler.preauthorize(request) { response in
-            let json = response.jsonText
-            Payloads.during(Int32(AE_PAYLOAD_PREAUTHORIZE), json: json) { json.withCString { callback($0, userData.raw) } }
-        }
+        try preauthorize(enabler, request, callback, user_data)
+    }
+}
+
+/// ae_preauthorize and ae_preauthorize_list: the request, and the host's completion with its typed view.
+func preauthorize(
+    _ enabler: AccessEnabler, _ request: PreauthorizeRequest, _ callback: ae_preauthorize_fn,
+    _ user_data: UnsafeMutableRawPointer?
+) throws(AccessEnablerError) {
+    let userData = HostPointer(raw: user_data)
+    try enabler.preauthorize(request) { response in
+        let json = response.jsonText
+        Payloads.during(Int32(AE_PAYLOAD_PREAUTHORIZE), json: json) { json.withCString { callback($0, userData.raw) } }
     }
 }
 

@@ -227,7 +227,10 @@ fi
 accessenabler_calls='set_options set_requestor check_authentication get_authentication set_selected_provider
     get_selected_provider check_authorization get_authorization check_preauthorized_resources get_metadata
     logout handle_external_url preauthorize
-    set_identity_token'  # the SDK's one call of its own, in the calls' form beside set_options (1.4)
+    set_identity_token
+    set_option_string set_option_bool check_preauthorized_resources_list get_metadata_key preauthorize_list'
+# (set_identity_token: the SDK's one call of its own, in the calls' form beside set_options; the last
+# line: the calls with typed arguments, each named after its call; all 1.4)
 objects='client config delegate partner_framework partner_request http_transport http_request identity_provider
     identity_request string status payload callback
     version last_error'

@@ -51,9 +51,12 @@ ARGUMENT_TYPES = {
     "ae_http_transport *": ctypes.POINTER(ae.HttpTransport),
     "ae_preauthorize_fn": ae.PREAUTHORIZE_FN,
     "void *": ctypes.c_void_p,
+    "const ae_payload *": ctypes.c_void_p,
+    "size_t *": ctypes.POINTER(ctypes.c_size_t),
+    "int64_t *": ctypes.POINTER(ctypes.c_int64),
 }
 RETURN_TYPES = {"void": None, "int32_t": ctypes.c_int32, "int": ctypes.c_int, "const char *": ctypes.c_char_p,
-                "char *": ctypes.c_void_p}
+                "char *": ctypes.c_void_p, "const ae_payload *": ctypes.c_void_p, "size_t": ctypes.c_size_t}
 
 
 def declarations():
