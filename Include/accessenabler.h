@@ -1418,8 +1418,8 @@ AE_API int32_t ae_preauthorize(ae_client *client, const char *request_json, ae_p
 
 /** ae_preauthorize_list() flags: Adobe's "disableFeatures" (AccessEnabler 3.6+). Since 1.4. */
 enum {
-    AE_PREAUTHORIZE_NO_LOCAL_CACHE = 1, /**< "LOCAL_CACHE": do not answer from the SDK's cache */
-    AE_PREAUTHORIZE_NO_REMOTE_CACHE = 2 /**< "REMOTE_CACHE": ask Adobe not to answer from its cache */
+    AE_PREAUTHORIZE_NO_LOCAL_CACHE = 1, /**< disableFeatures "LOCAL_CACHE": do not answer from the SDK's cache */
+    AE_PREAUTHORIZE_NO_REMOTE_CACHE = 2 /**< disableFeatures "REMOTE_CACHE": ask Adobe not to answer from its cache */
 };
 
 /**
@@ -1547,7 +1547,8 @@ enum {
     AE_PAYLOAD_PROVIDER = 3,       /**< selected_provider (no view when its argument is NULL), or one provider of a
                                         list: AE_FIELD_ID, _DISPLAY_NAME, _LOGO_URL, _IS_TEMP_PASS,
                                         _ENABLE_PLATFORM_SERVICES, _BOARDING_STATUS */
-    AE_PAYLOAD_TOKEN = 4,          /**< set_token: AE_FIELD_TOKEN, _RESOURCE */
+    AE_PAYLOAD_TOKEN = 4,          /**< set_token: AE_FIELD_TOKEN, _RESOURCE, _NOT_AFTER (the token's expiry, when
+                                        Adobe gave one) */
     AE_PAYLOAD_TOKEN_FAILURE = 5,  /**< token_request_failed: AE_FIELD_RESOURCE, _ERROR_CODE, _ERROR_DESCRIPTION */
     AE_PAYLOAD_METADATA = 6,       /**< set_metadata_status: AE_FIELD_KEY, _ENCRYPTED, _VALUE (absent when NULL),
                                         _ARGUMENTS */
@@ -1567,49 +1568,50 @@ enum {
 
 /** The fields of a view (AE_PAYLOAD_*), each with the JSON key it reads and its type. Append-only. */
 enum {
-    AE_FIELD_ERROR_ID = 1,          /**< "errorId" (string): the status's id (REGCODE, N130, Z100, ...) */
-    AE_FIELD_LEVEL = 2,             /**< "level" (string): "info", "warning" or "error" */
-    AE_FIELD_MESSAGE = 3,           /**< "message" (string) */
-    AE_FIELD_DETAILS = 4,           /**< "details" (string) */
-    AE_FIELD_CAUSE = 5,             /**< "cause" (string): the SDK's cause of SEC420 (certificate_expired, ...) */
-    AE_FIELD_ALIASES = 6,           /**< "aliases" (list of strings): other spellings of the status's id */
-    AE_FIELD_ENHANCED_ERROR = 7,    /**< "enhancedError" (view AE_PAYLOAD_ENHANCED_ERROR) */
-    AE_FIELD_CODE = 8,              /**< "code" (string): REGCODE's code to show; an enhanced error's code */
-    AE_FIELD_URL = 9,               /**< "url" (string): REGCODE's URL, LOGOUT's page */
-    AE_FIELD_ACTIVATION_URL = 10,   /**< "activationUrl" (string): REGCODE's URL with the code filled in */
-    AE_FIELD_NOT_AFTER = 11,        /**< "notAfter" (integer): REGCODE's expiry, milliseconds since the Unix epoch */
-    AE_FIELD_STATUS = 12,           /**< "status": an enhanced error's HTTP status (integer); the preauthorize
+    AE_FIELD_ERROR_ID = 1,          /**< JSON key "errorId" (string): the status's id (REGCODE, N130, Z100, ...) */
+    AE_FIELD_LEVEL = 2,             /**< JSON key "level" (string): "info", "warning" or "error" */
+    AE_FIELD_MESSAGE = 3,           /**< JSON key "message" (string) */
+    AE_FIELD_DETAILS = 4,           /**< JSON key "details" (string) */
+    AE_FIELD_CAUSE = 5,             /**< JSON key "cause" (string): the SDK's cause of SEC420 (certificate_expired, ...) */
+    AE_FIELD_ALIASES = 6,           /**< JSON key "aliases" (list of strings): other spellings of the status's id */
+    AE_FIELD_ENHANCED_ERROR = 7,    /**< JSON key "enhancedError" (view AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_FIELD_CODE = 8,              /**< JSON key "code" (string): REGCODE's code to show; an enhanced error's code */
+    AE_FIELD_URL = 9,               /**< JSON key "url" (string): REGCODE's URL, LOGOUT's page */
+    AE_FIELD_ACTIVATION_URL = 10,   /**< JSON key "activationUrl" (string): REGCODE's URL with the code filled in */
+    AE_FIELD_NOT_AFTER = 11,        /**< JSON key "notAfter" (integer): REGCODE's or the media token's expiry, milliseconds
+                                         since the Unix epoch (the token's on Adobe's clock) */
+    AE_FIELD_STATUS = 12,           /**< JSON key "status": an enhanced error's HTTP status (integer); the preauthorize
                                          completion's failure (view AE_PAYLOAD_ENHANCED_ERROR) */
-    AE_FIELD_ACTION = 13,           /**< "action" (string): an enhanced error's action (retry, authentication, ...) */
-    AE_FIELD_HELP_URL = 14,         /**< "helpUrl" (string) */
-    AE_FIELD_TRACE = 15,            /**< "trace" (string) */
-    AE_FIELD_ID = 16,               /**< "ID" of a provider, "id" of a decision (string) */
-    AE_FIELD_DISPLAY_NAME = 17,     /**< "displayName" (string) */
-    AE_FIELD_LOGO_URL = 18,         /**< "logoURL" (string) */
-    AE_FIELD_IS_TEMP_PASS = 19,     /**< "isTempPass" (boolean) */
-    AE_FIELD_ENABLE_PLATFORM_SERVICES = 20, /**< "enablePlatformServices" (boolean): the provider supports the
+    AE_FIELD_ACTION = 13,           /**< JSON key "action" (string): an enhanced error's action (retry, authentication, ...) */
+    AE_FIELD_HELP_URL = 14,         /**< JSON key "helpUrl" (string) */
+    AE_FIELD_TRACE = 15,            /**< JSON key "trace" (string) */
+    AE_FIELD_ID = 16,               /**< JSON key "ID" of a provider, "id" of a decision (string) */
+    AE_FIELD_DISPLAY_NAME = 17,     /**< JSON key "displayName" (string) */
+    AE_FIELD_LOGO_URL = 18,         /**< JSON key "logoURL" (string) */
+    AE_FIELD_IS_TEMP_PASS = 19,     /**< JSON key "isTempPass" (boolean) */
+    AE_FIELD_ENABLE_PLATFORM_SERVICES = 20, /**< JSON key "enablePlatformServices" (boolean): the provider supports the
                                                   platform's single sign-on */
-    AE_FIELD_BOARDING_STATUS = 21,  /**< "boardingStatus" (string) */
-    AE_FIELD_TOKEN = 22,            /**< "token" (string): the short media token */
-    AE_FIELD_RESOURCE = 23,         /**< "resource" (string) */
-    AE_FIELD_ERROR_CODE = 24,       /**< "errorCode" (string): an AE_*_ERROR string */
-    AE_FIELD_ERROR_DESCRIPTION = 25, /**< "errorDescription" (string) */
-    AE_FIELD_KEY = 26,              /**< "key" (integer): getMetadata's opcode */
-    AE_FIELD_ENCRYPTED = 27,        /**< "encrypted" (boolean) */
-    AE_FIELD_VALUE = 28,            /**< "value": the metadata (integer for opcodes 0 and 1, string for 2, string,
+    AE_FIELD_BOARDING_STATUS = 21,  /**< JSON key "boardingStatus" (string) */
+    AE_FIELD_TOKEN = 22,            /**< JSON key "token" (string): the short media token */
+    AE_FIELD_RESOURCE = 23,         /**< JSON key "resource" (string) */
+    AE_FIELD_ERROR_CODE = 24,       /**< JSON key "errorCode" (string): an AE_*_ERROR string */
+    AE_FIELD_ERROR_DESCRIPTION = 25, /**< JSON key "errorDescription" (string) */
+    AE_FIELD_KEY = 26,              /**< JSON key "key" (integer): getMetadata's opcode */
+    AE_FIELD_ENCRYPTED = 27,        /**< JSON key "encrypted" (boolean) */
+    AE_FIELD_VALUE = 28,            /**< JSON key "value": the metadata (integer for opcodes 0 and 1, string for 2, string,
                                          integer, list or view for 3) */
-    AE_FIELD_ARGUMENTS = 29,        /**< "arguments" (view AE_PAYLOAD_OBJECT): the key object given to getMetadata */
-    AE_FIELD_EVENT_TYPE = 30,       /**< "eventType" (integer): AE_TRACKING_* */
-    AE_FIELD_DATA = 31,             /**< "data" (list of strings): the tracking event's data array */
-    AE_FIELD_PARTNER = 32,          /**< "partner" (string) */
-    AE_FIELD_SUPPORTED_PROVIDERS = 33, /**< "supportedAccountProviderIdentifiers" (list of strings) */
-    AE_FIELD_FEATURED_PROVIDERS = 34,  /**< "featuredAccountProviderIdentifiers" (list of strings) */
-    AE_FIELD_DECISIONS = 35,        /**< "decisions" (list of AE_PAYLOAD_DECISION) */
-    AE_FIELD_AUTHORIZED = 36,       /**< "authorized" (boolean) */
-    AE_FIELD_ERROR = 37,            /**< "error" (view AE_PAYLOAD_ENHANCED_ERROR) */
-    AE_FIELD_OP_CODE = 38,          /**< "opCode" (integer), in AE_FIELD_ARGUMENTS */
-    AE_FIELD_RESOURCE_ID = 39,      /**< "resource_id" (string), in AE_FIELD_ARGUMENTS */
-    AE_FIELD_USER_METADATA_NAME = 40 /**< "user_metadata_name" (string), in AE_FIELD_ARGUMENTS */
+    AE_FIELD_ARGUMENTS = 29,        /**< JSON key "arguments" (view AE_PAYLOAD_OBJECT): the key object given to getMetadata */
+    AE_FIELD_EVENT_TYPE = 30,       /**< JSON key "eventType" (integer): AE_TRACKING_* */
+    AE_FIELD_DATA = 31,             /**< JSON key "data" (list of strings): the tracking event's data array */
+    AE_FIELD_PARTNER = 32,          /**< JSON key "partner" (string) */
+    AE_FIELD_SUPPORTED_PROVIDERS = 33, /**< JSON key "supportedAccountProviderIdentifiers" (list of strings) */
+    AE_FIELD_FEATURED_PROVIDERS = 34,  /**< JSON key "featuredAccountProviderIdentifiers" (list of strings) */
+    AE_FIELD_DECISIONS = 35,        /**< JSON key "decisions" (list of AE_PAYLOAD_DECISION) */
+    AE_FIELD_AUTHORIZED = 36,       /**< JSON key "authorized" (boolean) */
+    AE_FIELD_ERROR = 37,            /**< JSON key "error" (view AE_PAYLOAD_ENHANCED_ERROR) */
+    AE_FIELD_OP_CODE = 38,          /**< JSON key "opCode" (integer), in AE_FIELD_ARGUMENTS */
+    AE_FIELD_RESOURCE_ID = 39,      /**< JSON key "resource_id" (string), in AE_FIELD_ARGUMENTS */
+    AE_FIELD_USER_METADATA_NAME = 40 /**< JSON key "user_metadata_name" (string), in AE_FIELD_ARGUMENTS */
 };
 
 /** The type of a field (ae_payload_type()). Append-only. */

@@ -25,9 +25,13 @@ final class DelegateBridge: EntitlementDelegate, EntitlementStatus, @unchecked S
         Payloads.during(Self.none) { errorCode.withCString { callback(status, $0, userData) } }
     }
 
-    func setToken(_ token: String, forResource resource: String) {
+    func setToken(_ token: String, forResource resource: String, notAfter: Int64?) {
         guard let callback = table.set_token else { return }
-        let view = { (Int32(AE_PAYLOAD_TOKEN), JSONValue.object(["token": .string(token), "resource": .string(resource)])) }
+        let view = {
+            var fields: [String: JSONValue] = ["token": .string(token), "resource": .string(resource)]
+            fields["notAfter"] = notAfter.map { .int($0) }
+            return (Int32(AE_PAYLOAD_TOKEN), JSONValue.object(fields))
+        }
         Payloads.during(view) { token.withCString { token in resource.withCString { callback(token, $0, userData) } } }
     }
 

@@ -141,6 +141,10 @@ def check(name, args):
         problems.append(f"{name}: no view")
     else:
         kind, value = expectation
+        if name == "set_token" and lib.ae_payload_type(view, ae.AE_FIELD_NOT_AFTER) != ae.AE_VALUE_ABSENT:
+            value = dict(value, notAfter=_integer(view, ae.AE_FIELD_NOT_AFTER))  # not among set_token's arguments
+            if not isinstance(value["notAfter"], int) or value["notAfter"] <= 0:
+                problems.append(f"set_token: notAfter {value['notAfter']!r} is no expiry")
         if lib.ae_payload_kind(view) != kind:
             problems.append(f"{name}: kind {lib.ae_payload_kind(view)}, expected {kind}")
         if lib.ae_callback_payload() != view:

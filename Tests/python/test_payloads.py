@@ -188,3 +188,27 @@ def test_the_suite_compares_views_on_every_kind_of_callback():
     assert all(payload_views.FIELD_KEYS.values())
     assert json.dumps(sorted(payload_views.EXPECTED)) == json.dumps(sorted(
         [name for name, _ in ae._CALLBACKS] + ["preauthorize"]))
+
+
+def test_the_token_view_has_its_expiry_as_getmetadata_reports_it(ready_client, recorder, emulator):
+    """set_token's view: the token, its resource and its expiry (AE_FIELD_NOT_AFTER), the same expiry
+    getMetadata opcode 1 then answers for the resource."""
+    from conftest import login
+    login(ready_client, recorder, emulator)
+    got = {}
+
+    def read():
+        view = lib.ae_callback_payload()
+        value = ctypes.c_int64()
+        got["status"] = lib.ae_payload_int64(view, ae.AE_FIELD_NOT_AFTER, ctypes.byref(value))
+        got["not after"] = value.value
+        got["resource"] = ctypes.string_at(lib.ae_payload_string(view, ae.AE_FIELD_RESOURCE, None)).decode()
+
+    done = _inside(recorder, "set_token", read)
+    ready_client.get_authorization("LIVE")
+    recorder.wait("set_token")
+    assert done.wait(10)
+    assert got["status"] == ae.AE_OK and got["resource"] == "LIVE"
+    ready_client.get_metadata({"opCode": ae.AE_METADATA_AUTHORIZATION, "resource_id": "LIVE"})
+    expiry = recorder.wait("set_metadata_status")[0]
+    assert got["not after"] == expiry > 0

@@ -105,7 +105,7 @@ public struct AsyncAccessEnabler: Sendable {
             try client.authorization(resource, data, check: check, id: id)
         }
         switch event {
-        case .setToken(let token, _): return token
+        case .setToken(let token, _, _): return token
         case .tokenRequestFailed(_, let code, let description):
             throw AuthorizationError(resource: resource, errorCode: code, errorDescription: description, status: explanation)
         default: throw Self.unexpected("authorization", event)

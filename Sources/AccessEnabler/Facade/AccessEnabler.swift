@@ -406,7 +406,7 @@ public final class AccessEnabler: @unchecked Sendable {
         switch event {
         case .setRequestorComplete(let value): delegate?.setRequestorComplete(value)
         case .setAuthenticationStatus(let value, let code): delegate?.setAuthenticationStatus(value, errorCode: code)
-        case .setToken(let token, let resource): delegate?.setToken(token, forResource: resource)
+        case .setToken(let token, let resource, let notAfter): delegate?.setToken(token, forResource: resource, notAfter: notAfter)
         case .tokenRequestFailed(let resource, let code, let description):
             delegate?.tokenRequestFailed(resource, errorCode: code, errorDescription: description)
         case .selectedProvider(let mvpd): delegate?.selectedProvider(mvpd)

@@ -9,6 +9,9 @@ public protocol EntitlementDelegate: AnyObject, Sendable {
     func setAuthenticationStatus(_ status: Int32, errorCode: String)
     /// The short media token (Base64, as Adobe issues it) for `resource`.
     func setToken(_ token: String, forResource resource: String)
+    /// `setToken(_:forResource:)` with the token's expiry (ms since the epoch on Adobe's clock; nil
+    /// when Adobe gave none). Its default calls `setToken(_:forResource:)`.
+    func setToken(_ token: String, forResource resource: String, notAfter: Int64?)
     func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String)
     func selectedProvider(_ mvpd: MVPD?)
     /// Answer with `setSelectedProvider(_:)` (nil cancels).
@@ -27,6 +30,9 @@ extension EntitlementDelegate {
     public func setRequestorComplete(_ status: Int32) {}
     public func setAuthenticationStatus(_ status: Int32, errorCode: String) {}
     public func setToken(_ token: String, forResource resource: String) {}
+    public func setToken(_ token: String, forResource resource: String, notAfter: Int64?) {
+        setToken(token, forResource: resource)
+    }
     public func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {}
     public func selectedProvider(_ mvpd: MVPD?) {}
     public func displayProviderDialog(_ mvpds: [MVPD]) {}

@@ -186,8 +186,10 @@ struct AuthorizationFlow: Sendable {
         let status = StatusCatalog.authorized(source: decision.source, mvpd: profile.mvpd)
         if let status { actions.append(emit(status)) }
         // The token goes out before the expiry is stored (a durable write the host should not wait for).
-        actions.append(.emit(.end(call, .setToken(token.serializedToken, resource: resource), explanation: status)))
-        if let notAfter = decision.notAfter ?? token.notAfter {
+        let notAfter = decision.notAfter ?? token.notAfter
+        actions.append(
+            .emit(.end(call, .setToken(token.serializedToken, resource: resource, notAfter: notAfter), explanation: status)))
+        if let notAfter {
             actions.append(.saveAuthorizationExpiry(mvpd: profile.mvpd, resource: resource, notAfter: notAfter))
         }
         actions += [track(success: true, profile: profile), .done]

@@ -19,7 +19,8 @@ package enum Command: Sendable {
 package enum Event: Sendable {
     case setRequestorComplete(Int32)
     case setAuthenticationStatus(Int32, String)
-    case setToken(String, resource: String)
+    /// The short media token, its resource and expiry (ms since the epoch on Adobe's clock; nil: not given).
+    case setToken(String, resource: String, notAfter: Int64?)
     case tokenRequestFailed(resource: String, code: String, description: String)
     case selectedProvider(MVPD?)
     case displayProviderDialog([MVPD])

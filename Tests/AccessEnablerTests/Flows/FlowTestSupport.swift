@@ -16,7 +16,7 @@ enum Summary {
         switch event {
         case .setRequestorComplete(let value): "setRequestorComplete(\(value))"
         case .setAuthenticationStatus(let value, let code): "setAuthenticationStatus(\(value), \(code))"
-        case .setToken(let token, let resource): "setToken(\(token), \(resource))"
+        case .setToken(let token, let resource, _): "setToken(\(token), \(resource))"
         case .tokenRequestFailed(let resource, let code, let description): "tokenRequestFailed(\(resource), \(code), \(description))"
         case .selectedProvider(let mvpd): "selectedProvider(\(mvpd?.id ?? "nil"))"
         case .displayProviderDialog(let mvpds): "displayProviderDialog(\(mvpds.map(\.id)))"
