@@ -89,6 +89,11 @@ man, header = Path(sys.argv[1]), Path(sys.argv[2]).read_text()
 topics = re.findall(r"@defgroup (\w+)", header) + ["deprecated"]
 renamed = {f"{topic}.3": f"accessenabler-{topic}.3" for topic in topics}
 renamed["accessenabler.h.3"] = "accessenabler.h.3"
+# The reference's own pages (docs/api/*.md but the main page, `# Title {#anchor}`): accessenabler-<anchor>.3.
+for page in sorted(Path("docs/api").glob("*.md")):
+    anchor = re.search(r"^# .*\{#(\w+)\}", page.read_text(), re.M)
+    if anchor and anchor.group(1) != "mainpage":
+        renamed[f"{anchor.group(1)}.3"] = f"accessenabler-{anchor.group(1).replace('_', '-')}.3"
 for page in sorted(man.iterdir()):
     text = page.read_text()
     link = re.fullmatch(r"\.so man3/(\S+)\n?", text)

@@ -126,9 +126,11 @@ expect "$dev: the HTML reference (index.html, group__<topic>.html)" \
     "$(grep -xE 'index\.html|group__[a-z]+\.html' <<<"$html" | sort)" \
     "$(printf '%s\n' index.html $(printf 'group__%s.html\n' $topics) | sort)"
 man3=$(files_of "$deb_dev" | sed -n 's|^usr/share/man/man3/||p')
+# The reference's own pages (docs/api/*.md but the main page): accessenabler-<anchor>.3 (scripts/api-docs.sh).
+pages=$(sed -n 's/^# .*{#\([a-z_]*\)}$/\1/p' docs/api/*.md | grep -vx mainpage | tr '_' '-')
 expect "$dev: man pages of the topics and of the header (the structs' are ae_*)" \
     "$(grep -v -- ' -> ' <<<"$man3" | grep -Ev '^ae_[a-z_]+\.3\.gz$')" \
-    "$(printf '%s\n' $(printf 'accessenabler-%s.3.gz\n' $topics deprecated) accessenabler.h.3.gz | sort)"
+    "$(printf '%s\n' $(printf 'accessenabler-%s.3.gz\n' $topics deprecated $pages) accessenabler.h.3.gz | sort)"
 missing=""
 grep -qxF "accessenabler.3.gz -> accessenabler.h.3.gz" <<<"$man3" || missing+=" accessenabler"
 for function in $(sed -n 's/^AE_API [^(]*[ *]\(ae_[a-z_]*\)(.*/\1/p' Include/accessenabler.h); do

@@ -212,3 +212,38 @@ def test_the_token_view_has_its_expiry_as_getmetadata_reports_it(ready_client, r
     ready_client.get_metadata({"opCode": ae.AE_METADATA_AUTHORIZATION, "resource_id": "LIVE"})
     expiry = recorder.wait("set_metadata_status")[0]
     assert got["not after"] == expiry > 0
+
+
+class _CorruptingReply:
+    """A reply that puts invalid UTF-8 into the configuration's provider names before answering."""
+
+    def __init__(self, reply, url):
+        self.reply, self.url = reply, url
+
+    def response(self, status, headers, body):
+        if "/configuration" in self.url and b'"displayName":"' in body.replace(b'": "', b'":"'):
+            body = body.replace(b'"displayName": "', b'"displayName": "\xff\xfe').replace(
+                b'"displayName":"', b'"displayName":"\xff\xfe')
+        return self.reply.response(status, headers, body)
+
+    def error(self, code, message=None):
+        return self.reply.error(code, message)
+
+
+def test_invalid_utf8_from_adobe_is_refused_and_never_reaches_a_view(make_client, recorder, emulator):
+    """Adobe's configuration with invalid UTF-8 in the providers' names (through a host transport that
+    corrupts the real answer): the SDK refuses the answer by name, no callback carries those bytes, and
+    the views of the callbacks that do run read as usual (the suite's harness compares each with its
+    JSON)."""
+    from accessenabler.transport import HttpClientTransport
+
+    class Corrupting(HttpClientTransport):
+        def send(self, request, reply):
+            super().send(request, _CorruptingReply(reply, request["url"]))
+
+    client = make_client(transport=Corrupting())
+    client.set_requestor("REF30")
+    assert recorder.wait("set_requestor_complete")[0] == 0
+    statuses = [args[0] for name, args in recorder.events if name == "status"]
+    assert statuses and all(isinstance(s, dict) for s in statuses)
+    assert "\ufffd" not in repr(recorder.events) and "\\xff" not in repr(recorder.events)
