@@ -129,11 +129,11 @@ man3=$(files_of "$deb_dev" | sed -n 's|^usr/share/man/man3/||p')
 # The reference's own pages (docs/api/*.md but the main page): accessenabler-<anchor>.3 (scripts/api-docs.sh).
 pages=$(sed -n 's/^# .*{#\([a-z_]*\)}$/\1/p' docs/api/*.md | grep -vx mainpage | tr '_' '-')
 expect "$dev: man pages of the topics and of the header (the structs' are ae_*)" \
-    "$(grep -v -- ' -> ' <<<"$man3" | grep -Ev '^ae_[a-z_]+\.3\.gz$')" \
+    "$(grep -v -- ' -> ' <<<"$man3" | grep -Ev '^ae_[a-z0-9_]+\.3\.gz$')" \
     "$(printf '%s\n' $(printf 'accessenabler-%s.3.gz\n' $topics deprecated $pages) accessenabler.h.3.gz | sort)"
 missing=""
 grep -qxF "accessenabler.3.gz -> accessenabler.h.3.gz" <<<"$man3" || missing+=" accessenabler"
-for function in $(sed -n 's/^AE_API [^(]*[ *]\(ae_[a-z_]*\)(.*/\1/p' Include/accessenabler.h); do
+for function in $(sed -n 's/^AE_API [^(]*[ *]\(ae_[a-z0-9_]*\)(.*/\1/p' Include/accessenabler.h); do
     grep -Eq "^$function\.3\.gz -> accessenabler-[a-z]+\.3\.gz\$" <<<"$man3" || missing+=" $function"
 done
 expect "$dev: a man page (a link to its topic's) for every function, and man accessenabler" "${missing# }" ""
@@ -149,11 +149,11 @@ expect "the library's SONAME" "$(readelf -d "$library" | sed -n 's/.*Library son
 expect "control files" "$(find "$tmp/runtime-control" -type f -printf '%f ' | tr ' ' '\n' | sort | tr '\n' ' ')" "control md5sums postinst postrm shlibs symbols triggers "
 # shlibs asks for the release that brought the newest exported symbol (a release that adds none, as 1.3,
 # keeps the previous one: a program built against it runs with that library), from the symbols file.
-newest=$(sed -n 's/^ ae_[a-z_]*@AE_[0-9.]* \([0-9.]*\)$/\1/p' "$tmp/runtime-control/symbols" | sort -V | tail -1)
+newest=$(sed -n 's/^ ae_[a-z0-9_]*@AE_[0-9.]* \([0-9.]*\)$/\1/p' "$tmp/runtime-control/symbols" | sort -V | tail -1)
 expect "shlibs" "$(cat "$tmp/runtime-control/shlibs")" "libaccessenabler $soversion $runtime (>= $newest)"
 exported=$(readelf --dyn-syms -W "$library" | awk '$7 != "UND" && $8 ~ /^ae_/' | wc -l)
 expect "symbols: every exported function, with the release that brought it" \
-    "$(grep -cE '^ ae_[a-z_]+@AE_[0-9.]+ [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/runtime-control/symbols")" "$exported"
+    "$(grep -cE '^ ae_[a-z0-9_]+@AE_[0-9.]+ [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/runtime-control/symbols")" "$exported"
 expect "triggers" "$(cat "$tmp/runtime-control/triggers")" "activate-noawait ldconfig"
 # Computed dependencies: the package of every library the .so NEEDS is in Depends (the Swift runtime of a
 # shared-runtime build belongs to no Debian package here: the package says so in its Description).

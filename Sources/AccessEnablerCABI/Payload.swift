@@ -79,7 +79,7 @@ final class PayloadScope {
     }
 
     deinit {
-        for byField in texts.values { for (text, _) in byField.values { free(text) } }
+        for byField in texts.values { for (text, _) in byField.values { text.deallocate() } }
     }
 
     /// The root view's index, made on first use (nil: the callback carries nothing).
@@ -146,9 +146,11 @@ final class PayloadScope {
 /// The payload scopes of the callbacks running on this thread (innermost last: a callback may run
 /// inside another's, e.g. preauthorize completions inside a destroy called from a callback).
 enum Payloads {
+    /// The thread's stack of scopes; released when the thread ends (a client's callback thread ends
+    /// at destroy: nothing of it stays behind).
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { raw in if let raw { Unmanaged<Stack>.fromOpaque(raw).release() } }
         return key
     }()
     private static let generations = Locked<UInt>(0)
@@ -162,7 +164,7 @@ enum Payloads {
     private static var stack: Stack {
         if let raw = pthread_getspecific(key) { return Unmanaged<Stack>.fromOpaque(raw).takeUnretainedValue() }
         let stack = Stack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())  // one per thread that runs callbacks
+        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())  // released at the thread's end (key)
         return stack
     }
 
