@@ -22,11 +22,27 @@ let noStringProcessing: [SwiftSetting] = [
 // -shared"); docs/CROSS.md.
 let pic: [CSetting] = [.unsafeFlags(["-fPIC"])]
 
+// The shipped library's size (BENCHMARKS.md "Size", docs/DECISIONS.md "The size of the library"). Release
+// builds of the library's modules are optimised for size, and their public symbols may be made internal
+// when the link optimises them (the library exports the header's functions only; the build commands add
+// SwiftPM's `--experimental-lto-mode=full`, scripts/check-build-commands.py checks each of them)...
+let smallRelease: [SwiftSetting] = [
+    .unsafeFlags(["-Osize", "-Xfrontend", "-internalize-at-link"], .when(configuration: .release))
+]
+// ...and the link packs its 25,000 relative relocations into a bitmap (DT_RELR: glibc 2.36 or later,
+// which the library then names in its version needs) and folds identical functions (code only: lld
+// folds read-only data only with --ignore-data-address-equality).
+let smallLink: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all"],
+        .when(configuration: .release))
+]
+
 let package = Package(
     name: "AccessEnabler",
     products: [
         // The self-contained C library: build with
-        //   swift build -c release -Xswiftc -static-stdlib --product accessenabler
+        //   swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler
         .library(name: "accessenabler", type: .dynamic, targets: ["AccessEnablerCABI", "AccessEnablerLink"]),
         // The Swift API (`import AccessEnabler`).
         .library(name: "AccessEnabler", targets: ["AccessEnabler"]),
@@ -42,7 +58,7 @@ let package = Package(
         // Typed wrappers over libcurl's variadic setters (Swift cannot call C varargs).
         .target(
             name: "CCurl", path: "Sources/CCurl", cSettings: pic,
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto"), .linkedLibrary("dl")]),
         .target(name: "CSystem", path: "Sources/CSystem", cSettings: pic),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto"),
@@ -52,10 +68,12 @@ let package = Package(
             name: "AccessEnabler",
             // CAccessEnabler: the header's values (Version, AccessEnablerError.Kind's codes), never its functions.
             dependencies: ["CAccessEnabler", "CCurl", "CSQLite", "CCrypto", "CJansson", "CSystem"],
-            swiftSettings: strict + noStringProcessing
+            swiftSettings: strict + noStringProcessing + smallRelease
         ),
         .target(name: "AccessEnablerTesting", dependencies: ["AccessEnabler"], swiftSettings: strict),
-        .target(name: "AccessEnablerCABI", dependencies: ["AccessEnabler", "CAccessEnabler"], swiftSettings: strict + noStringProcessing),
+        .target(
+            name: "AccessEnablerCABI", dependencies: ["AccessEnabler", "CAccessEnabler"],
+            swiftSettings: strict + noStringProcessing + smallRelease),
         // How libaccessenabler.so is linked (this target is in that product only): the header's functions
         // and nothing else exported, under the version node AE_1 (exports.map), by lld, which leaves no
         // local symbol in .dynsym (the system's linker kept 110 of the Swift code's there). The SONAME is
@@ -70,7 +88,7 @@ let package = Package(
                     "-use-ld=lld",
                     "-Xlinker", "--version-script=\(root)/Sources/AccessEnablerLink/exports.map",
                 ])
-            ]
+            ] + smallLink
         ),
         // Fuzz harness: one function per parser of untrusted input (Fuzz/, scripts/fuzz.sh).
         .target(

@@ -57,7 +57,8 @@ TARGETS = {
     "checkAuthentication": "0",
     "getAuthorization (valid profile)": "1",
 }
-SWIFT_BUILD = ["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--product", "accessenabler"]
+SWIFT_BUILD = ["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--experimental-lto-mode=full",
+               "--product", "accessenabler"]
 
 
 # --- building -----------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ if [ -f "$lib" ] && [ -f "$baseline" ]; then
         failed=1
     fi
 else
-    echo "  FAIL  $lib not found (build it: swift build -c release -Xswiftc -static-stdlib --product accessenabler)"
+    echo "  FAIL  $lib not found (build it: swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler)"
     failed=1
 fi
 [ "$failed" -eq 0 ] && echo "abi-check: ok (ABI $version, $(grep -c '<function-decl' "$tmp/current.abi") functions)"

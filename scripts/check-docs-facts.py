@@ -568,7 +568,7 @@ def main() -> int:
     args = parser.parse_args()
     if not args.library.is_file():
         print(f"check-docs-facts: no library at {args.library} (swift build -c release -Xswiftc -static-stdlib "
-              "--product accessenabler, or --library PATH)", file=sys.stderr)
+              "--experimental-lto-mode=full --product accessenabler, or --library PATH)", file=sys.stderr)
         return 1
     problems = Check(ROOT, args.library).run()
     for problem in problems:

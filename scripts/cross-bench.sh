@@ -23,7 +23,7 @@ for runtime in static shared; do
         fail "no aarch64 $runtime-runtime library: run scripts/cross.sh first"
 done
 host_library=${AE_LIBRARY:-$project/.build/release/libaccessenabler.so}
-[ -f "$host_library" ] || fail "no $host_library: swift build -c release -Xswiftc -static-stdlib --product accessenabler"
+[ -f "$host_library" ] || fail "no $host_library: swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler"
 tree=$(bash scripts/debian13-tree.sh cross)
 bash scripts/binfmt.sh aarch64
 mkdir -p "$out"

@@ -40,6 +40,8 @@ while [ $# -gt 0 ]; do
 done
 
 swift_build=(swift build -c release -Xswiftc -static-stdlib)
+# The library as test.sh and CMake build it (link-time optimised: BENCHMARKS.md "Size").
+library_build=("${swift_build[@]}" --experimental-lto-mode=full --product accessenabler)
 
 # quietly LABEL COMMAND...: the command's output only when it fails.
 quietly() {
@@ -75,7 +77,7 @@ case $player in
             # The library of the other players' build, linked with the SONAME CMake checks (the header's major).
             major=$(sed -n 's/^#define AE_VERSION_MAJOR \([0-9][0-9]*\).*/\1/p' Include/accessenabler.h)
             echo "building the library (SwiftPM, .build/release: a few minutes the first time, shared with the other players)"
-            quietly "build the library" "${swift_build[@]}" --product accessenabler -Xlinker "-soname=libaccessenabler.so.$major"
+            quietly "build the library" "${library_build[@]}" -Xlinker "-soname=libaccessenabler.so.$major"
             prebuilt=(-DAE_PREBUILT_LIBRARY="$PWD/.build/release/libaccessenabler.so")
         fi
         # A given AE_CMAKE_BUILD_DIR (scripts/test.sh: the CMake package step's) keeps the library it built.
@@ -92,7 +94,7 @@ case $player in
         ;;
     python)
         scripts/deps.sh build
-        "${swift_build[@]}" --product accessenabler
+        "${library_build[@]}"
         export AE_LIBRARY=${AE_LIBRARY:-$PWD/.build/release/libaccessenabler.so}
         command=(python3 Examples/PythonPlayer/player.py)
         ! $interactive || command+=(--interactive)

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 project=$PWD
 library=${AE_LIBRARY:-$project/.build/release/libaccessenabler.so}
 if [ ! -f "$library" ]; then
-    echo "libcurl8-check.sh: no $library: swift build -c release -Xswiftc -static-stdlib --product accessenabler" >&2
+    echo "libcurl8-check.sh: no $library: swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler" >&2
     exit 1
 fi
 library=$(realpath "$library")

@@ -273,7 +273,7 @@ if wanted valgrind; then
     start_emulator
     step "valgrind memcheck: the C loop at N=$small and N=$large (release .so, static Swift runtime)"
     start=$(date +%s)
-    if ! swift build -c release -Xswiftc -static-stdlib --product accessenabler --scratch-path .build-valgrind \
+    if ! swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler --scratch-path .build-valgrind \
         >"$work/valgrind-lib.log" 2>&1; then
         tail -30 "$work/valgrind-lib.log"
         row "valgrind" "FAILED (build)" "$(seconds "$start")"

@@ -133,7 +133,8 @@ def main():
     tool = arguments.tool or build(arguments.configuration)
     os.environ.setdefault("AE_LIBRARY", os.path.join(ROOT, ".build/release/libaccessenabler.so"))
     if not os.path.exists(os.environ["AE_LIBRARY"]):
-        subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--product", "accessenabler"],
+        subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--experimental-lto-mode=full",
+                        "--product", "accessenabler"],
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     failures, records, started, known, run = [], 0, time.monotonic(), {}, 0
     with tempfile.TemporaryDirectory() as directory:

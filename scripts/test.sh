@@ -81,10 +81,11 @@ expect_output() {
 }
 
 # Style first: cheap, and a finding fails the run before the builds.
-step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), recipes (scripts/check-recipes.py), Python bindings (scripts/gen-python-bindings.py --check), references (scripts/check-references.py)"
+step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers.py), tasks (scripts/check-tasks.py), build commands (scripts/check-build-commands.py), recipes (scripts/check-recipes.py), Python bindings (scripts/gen-python-bindings.py --check), references (scripts/check-references.py)"
 bash scripts/format.sh --check
 python3 scripts/check-layers.py
 python3 scripts/check-tasks.py
+python3 scripts/check-build-commands.py --self-test   # every build of the shipped library is link-time optimised
 python3 scripts/check-recipes.py   # Yocto/Buildroot: tag, LICENSE checksums, minimum Swift, CPUs (layout: package-check.sh)
 python3 scripts/gen-python-bindings.py --check   # Python/accessenabler/_abi.py is what the header gives
 python3 scripts/check-references.py   # every file and code name a comment or doc mentions exists
@@ -98,7 +99,7 @@ timeout --kill-after=30 1200 swift test --skip-build 2>&1 | tee "$work/swift-tes
 slowest_swift_tests "$work/swift-test.log"
 
 step "release library (static Swift runtime)"
-swift build -c release -Xswiftc -static-stdlib --product accessenabler
+swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler
 export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 
 step "the docs' facts about that library (scripts/check-docs-facts.py --self-test: version, SONAME, DT_NEEDED, Depends, recipes, sizes, layout tables)"

@@ -62,7 +62,10 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
         )
         self._send(self.server.app.handle(request))
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
+    # HEAD is routed like any method (no API operation takes it: 404, or 405 with Allow on an API
+    # path) and answered without the body, the connection kept: the SDK's warm-up of an HTTP/1.1
+    # connection is a `HEAD /` (docs/DECISIONS.md "Warm connections").
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _handle
 
     def _local_address(self) -> str:
         """"host:port" of this connection's local end (the address the client reached, not the
@@ -102,7 +105,8 @@ class EmulatorRequestHandler(BaseHTTPRequestHandler):
                 self._send_and_stall(response)
             else:
                 self._send_head(response, len(response.body))
-                self.wfile.write(response.body)
+                if self.command != "HEAD":
+                    self.wfile.write(response.body)
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up (e.g. on an `oversized` answer): nothing more to say to it.

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#define _GNU_SOURCE  /* dladdr */
 #include "ccurl.h"
+#include <dlfcn.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,13 +123,76 @@ CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long valu
 }
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out) { return curl_easy_getinfo(easy, info, out); }
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out) { return curl_easy_getinfo(easy, info, out); }
+CURLcode ccurl_getinfo_double(CURL *easy, CURLINFO info, double *out) { return curl_easy_getinfo(easy, info, out); }
 
-static int ccurl_stop_before_request(void *client, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
-                                     int conn_local_port) {
-    (void)client; (void)conn_primary_ip; (void)conn_local_ip; (void)conn_primary_port; (void)conn_local_port;
-    return CURL_PREREQFUNC_ABORT;
+/* --- warm-ups (CurlTransport.warmUp) ------------------------------------------------------------
+ * A warm-up is a HEAD of the service's origin ("/", no API path: nothing Adobe's throttle counts)
+ * whose transfer asks, once its connection is ready, which protocol TLS negotiated (ALPN):
+ * - "h2": it stops before the request (CURL_PREREQFUNC_ABORT). libcurl keeps a multiplexed connection
+ *   in its pool after such a stop; a spare (the second connection of a cold start) is closed instead
+ *   (CURLOPT_FORBID_REUSE): one HTTP/2 connection carries every request.
+ * - anything else over TLS (HTTP/1.1): the HEAD goes. libcurl closes an HTTP/1.1 connection whose
+ *   transfer stopped early, so only a finished exchange leaves it in the pool, ready for the next
+ *   request, with the server's TLS session ticket (sent after the handshake) in the share.
+ * - no TLS, or a TLS library other than OpenSSL: it stops, as before warm-ups sent anything.
+ * The ALPN is read with OpenSSL's SSL_get0_alpn_selected, found in libcurl's own dependencies
+ * (dlopen of libcurl's file with RTLD_NOLOAD, then dlsym): the OpenSSL libcurl uses, whichever it
+ * is, and no link to libssl. */
+
+typedef void (*ccurl_alpn_fn)(const void *ssl, const unsigned char **data, unsigned int *length);
+static ccurl_alpn_fn ccurl_alpn_selected;
+static pthread_once_t ccurl_alpn_once = PTHREAD_ONCE_INIT;
+
+static void ccurl_resolve_alpn(void) {
+    Dl_info info;
+    if (!dladdr((void *)curl_easy_init, &info) || !info.dli_fname) return;
+    void *curl = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!curl) return;
+    ccurl_alpn_selected = (ccurl_alpn_fn)dlsym(curl, "SSL_get0_alpn_selected");
+    dlclose(curl);  /* libcurl stays loaded: the library links it */
 }
 
-CURLcode ccurl_setopt_connect_then_stop(CURL *easy) {
-    return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, ccurl_stop_before_request);
+int ccurl_connection_protocol(CURL *easy) {
+    struct curl_tlssessioninfo *tls = NULL;
+    if (curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &tls) != CURLE_OK || !tls || !tls->internals ||
+        tls->backend != CURLSSLBACKEND_OPENSSL)
+        return CCURL_PROTOCOL_UNKNOWN;
+    pthread_once(&ccurl_alpn_once, ccurl_resolve_alpn);
+    if (!ccurl_alpn_selected) return CCURL_PROTOCOL_UNKNOWN;
+    const unsigned char *alpn = NULL;
+    unsigned int length = 0;
+    ccurl_alpn_selected(tls->internals, &alpn, &length);
+    return alpn && length == 2 && memcmp(alpn, "h2", 2) == 0 ? CCURL_PROTOCOL_H2 : CCURL_PROTOCOL_TLS_OTHER;
+}
+
+static int ccurl_warm_up_decide(CURL *easy, int spare) {
+    switch (ccurl_connection_protocol(easy)) {
+    case CCURL_PROTOCOL_H2:
+        if (spare) curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+        return CURL_PREREQFUNC_ABORT;
+    case CCURL_PROTOCOL_TLS_OTHER: return CURL_PREREQFUNC_OK;
+    default: return CURL_PREREQFUNC_ABORT;
+    }
+}
+
+static int ccurl_warm_up_keep(void *easy, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)primary_ip; (void)local_ip; (void)primary_port; (void)local_port;
+    return ccurl_warm_up_decide(easy, 0);
+}
+
+static int ccurl_warm_up_spare(void *easy, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)primary_ip; (void)local_ip; (void)primary_port; (void)local_port;
+    return ccurl_warm_up_decide(easy, 1);
+}
+
+CURLcode ccurl_setopt_warm_up(CURL *easy, int spare) {
+    CURLcode code = curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, spare ? ccurl_warm_up_spare : ccurl_warm_up_keep);
+    if (code == CURLE_OK) code = curl_easy_setopt(easy, CURLOPT_PREREQDATA, easy);
+    if (code == CURLE_OK) code = curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    /* A spare neither takes nor leaves a TLS session in the client's share: over HTTP/2 it is closed
+     * right after its handshake, and the session it would store there was seen to resume nothing
+     * (the next connection then paid a full handshake); the first request's connection stores its
+     * own. */
+    if (code == CURLE_OK && spare) code = curl_easy_setopt(easy, CURLOPT_SSL_SESSIONID_CACHE, 0L);
+    return code;
 }

@@ -33,7 +33,7 @@ else
 fi
 if [ ! -f "$lib" ]; then
     echo "check-header: $lib not found. Build it first:" >&2
-    echo "  swift build -c release -Xswiftc -static-stdlib --product accessenabler" >&2
+    echo "  swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler" >&2
     echo "or point AE_LIBRARY at a built libaccessenabler.so." >&2
     exit 1
 fi

@@ -68,9 +68,18 @@ def assert_named_failure(recorder, callback, mode, error_id, prefix):
     return status
 
 
-def assert_one_request_per_connection(server, mode):
-    server.wait_connections(MODES[mode][3])
-    assert (server.connections, server.streams) == (MODES[mode][3], [1] * MODES[mode][3])
+def assert_one_request_per_connection(server, mode, spare=False):
+    """MODES' connections, each with its request on stream 1; `spare`: and maybe 1 more without a stream (a
+    client's first request opens a spare beside it once its host name is resolved, closed before any request
+    over HTTP/2; a first request that fails at once may end before the spare starts)."""
+    expected = MODES[mode][3]
+    server.wait_connections(expected)
+    if spare:
+        time.sleep(0.2)
+        assert server.connections in (expected, expected + 1), server.connections
+    else:
+        assert server.connections == expected
+    assert server.streams == [1] * expected
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -86,7 +95,7 @@ def test_a_cold_set_requestor_through_a_broken_h2_front_is_cfg404_and_the_fixed_
     assert recorder.wait("set_requestor_complete", timeout=bound_s(mode) + 5) == (0,)
     assert time.monotonic() - started < bound_s(mode)
     assert_named_failure(recorder, "set_requestor_complete", mode, "CFG404", "Adobe's servers cannot be reached: ")
-    assert_one_request_per_connection(server, mode)
+    assert_one_request_per_connection(server, mode, spare=True)
     assert store_rows(store) == before and not any(before.values()), "nothing half-registered"
     assert emulator.log() == []
     server.stop()
@@ -148,7 +157,10 @@ def test_a_front_that_stalls_after_the_handshake_fails_a_cold_set_requestor_with
     status = recorder.statuses()[-1]
     assert (status["errorId"], status["enhancedError"]["code"]) == ("CFG404", "network_error"), status
     assert re.search(TIMED_OUT, status["message"]), status
-    assert server.streams == [1], "the registration went out once (not idempotent: not repeated)"
+    if alpn == "h2":
+        assert server.streams == [1], "the registration went out once (not idempotent: not repeated)"
+    else:  # and the spare connection's warm-up (a HEAD of "/", no API path) on a connection of its own
+        assert sorted(server.request_lines) == ["HEAD /", "POST /o/client/register"], server.request_lines
     assert store_rows(store) == before and not any(before.values()), "nothing half-registered"
     assert emulator.log() == []
     server.stop()

@@ -302,12 +302,14 @@ class SilentServer(_H2Server):
     """Completes the TLS handshake (`pair`'s certificate, ALPN `alpn`: "h2" or "http/1.1") and then never
     answers: over h2 it keeps the connection alive (its SETTINGS, ACKs to the client's SETTINGS and PINGs)
     but answers no request; over HTTP/1.1 it reads the request and says nothing. A front whose backend
-    hangs. `streams`: the requests seen (h2: their stream ids; HTTP/1.1: 1 per request head)."""
+    hangs. `streams`: the requests seen (h2: their stream ids; HTTP/1.1: 1 per request head);
+    `request_lines`: over HTTP/1.1, each request's method and path ("POST /o/client/register")."""
 
     def __init__(self, pair, alpn="h2", port=0):
         if alpn not in ("h2", "http/1.1"):
             raise ValueError(f"alpn {alpn!r}: h2 or http/1.1")
         self.alpn = alpn
+        self.request_lines = []
         super().__init__(pair, port)
         self.context.set_alpn_protocols([alpn])  # (no client knows the port before this returns)
 
@@ -324,6 +326,7 @@ class SilentServer(_H2Server):
                 if b"\r\n\r\n" in data:
                     with self._condition:
                         self.streams.append(1)
+                        self.request_lines.append(" ".join(data.split(b"\r\n", 1)[0].decode().split(" ")[:2]))
         except (OSError, ValueError):
             pass
         finally:

@@ -68,7 +68,7 @@ package struct RequestorSetupFlow: Sendable {
         /// sent for the call.
         case finish(Result<Void, CallFailure>, explanation: AdvancedStatus?)
         /// After a warm start (nothing fetched, nothing exchanged): open the connection to Adobe in
-        /// the background, sending no request, so that the first call pays no handshakes. Comes
+        /// the background, sending no API request, so that the first call pays no handshakes. Comes
         /// after `finish`: setRequestorComplete never waits for it.
         case preconnect
     }

@@ -27,8 +27,8 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var overLimit = false
-        /// A pre-connect: the transfer stops before its request is sent (`preconnect(to:)`).
-        var connectOnly = false
+        /// A warm-up (`preconnect(to:)`, `openSpareWhenResolved()`): nil for the SDK's own requests.
+        var warmUp: WarmUp?
         let maxBodyBytes: Int
         /// libcurl's message for a failure (CURLOPT_ERRORBUFFER): more than curl_easy_strerror says.
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -46,6 +46,11 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
         deinit { errorBuffer.deallocate() }
     }
+
+    /// What a warm-up leaves behind (ccurl.h, `ccurl_setopt_warm_up`): a connection in the pool for
+    /// the next request (`keep`), or a second one beside the first request's, for the request that
+    /// goes with it over HTTP/1.1 (`spare`: closed at once over HTTP/2, where one connection is enough).
+    enum WarmUp { case keep, spare }
 
     private struct Pending {
         var adds: [Exchange] = []
@@ -76,6 +81,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     /// preauthorization of 200 requests goes as two waves of streams on one connection; over
     /// HTTP/1.1 libcurl still spreads them over its connections (CURLMOPT_MAX_HOST_CONNECTIONS).
     static let maxInFlight = 100
+    /// Whether an exchange was started already (network thread only): the first of the SDK's own
+    /// requests opens a spare connection (`openSpareWhenResolved()`) once its host name is resolved.
+    private var startedAny = false
+    private var spareAfter: Exchange?
     private var thread = pthread_t()
     private var started = false
     /// The jobs of the client's engine and its tasks, run by this transport's network thread
@@ -184,21 +193,34 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         return try result.get()
     }
 
-    /// A transfer that stops once its connection is ready, before any byte of the request is sent
-    /// (nothing reaches Adobe's API, nothing is counted). libcurl keeps an HTTP/2 connection in its
-    /// pool, so the next request to the host pays no TCP or TLS handshake; an HTTP/1.1 one it
-    /// closes (the TLS session and the DNS answer stay cached).
+    /// A warm-up of the connection to `url`'s origin (ccurl.c): TCP, TLS and, over HTTP/2, the
+    /// settings, then a stop before any request, so the connection stays in libcurl's pool; over
+    /// HTTP/1.1, whose connection libcurl keeps only after a finished exchange, a `HEAD /` of the origin
+    /// (no API path: nothing Adobe's throttle counts, docs/DECISIONS.md "Warm connections"), which also
+    /// lets the TLS session ticket arrive. Without TLS, a stop: the connection closes.
     package func preconnect(to url: String) {
+        guard let request = Self.warmUpRequest(url) else { return }
         let exchange = pending.withLock { state -> Exchange? in
             guard !state.shutDown, started else { return nil }
             defer { state.nextID += 1 }
-            let exchange = Exchange(
-                id: state.nextID, request: HTTPRequest(method: "GET", url: url), maxBodyBytes: 0, completion: { _ in })
-            exchange.connectOnly = true
+            let exchange = Exchange(id: state.nextID, request: request, maxBodyBytes: 0, completion: { _ in })
+            exchange.warmUp = .keep
             state.adds.append(exchange)
             return exchange
         }
         if exchange != nil { curl_multi_wakeup(multi) }
+    }
+
+    /// `HEAD <origin>/` for `url`, or nil when `url` has no origin (a warm-up is then pointless).
+    static func warmUpRequest(_ url: String) -> HTTPRequest? {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: Array("://".utf8))
+        else { return nil }
+        let hostStart = colon + 3
+        let hostEnd = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        let end = hostEnd ?? bytes.endIndex
+        guard end > hostStart else { return nil }
+        return HTTPRequest(method: "HEAD", url: String(decoding: bytes[..<end], as: UTF8.self) + "/")
     }
 
     package func shutdown() {
@@ -265,6 +287,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         }
         startWaiting()
         curl_multi_perform(multi, &running)
+        let spareStarted = openSpareWhenResolved()
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE,
@@ -279,7 +302,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             startWaiting()
             return .again
         }
-        return .poll
+        return spareStarted ? .again : .poll
     }
 
     /// Hands waiting exchanges to libcurl, oldest first, while fewer than `maxInFlight` are in it.
@@ -315,17 +338,18 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent)
         // Requests that start together before a connection exists (configuration ∥ profiles, the
         // batches of a preauthorization) wait for the first one and share it as HTTP/2 streams,
-        // instead of each paying its own TCP and TLS handshakes (HTTP/1.1 then opens more).
-        _ = ccurl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // instead of each paying its own TCP and TLS handshakes (HTTP/1.1 then opens more). Not a
+        // spare: its connection is for the request after the current one.
+        _ = ccurl_setopt_long(easy, CURLOPT_PIPEWAIT, exchange.warmUp == .spare ? 0 : 1)
         // TLS sessions are resumed across this client's connections (the multi handle already
         // shares connections and DNS answers).
         _ = ccurl_setopt_pointer(easy, CURLOPT_SHARE, share)
         // One resolution per host per minute for all of this client's requests (the multi handle's
         // DNS cache; getaddrinfo gives no TTL: docs/DECISIONS.md "DNS").
         _ = ccurl_setopt_long(easy, CURLOPT_DNS_CACHE_TIMEOUT, 60)
-        if exchange.connectOnly { _ = ccurl_setopt_connect_then_stop(easy) }
+        if let warmUp = exchange.warmUp { _ = ccurl_setopt_warm_up(easy, warmUp == .spare ? 1 : 0) }
         switch request.method {
-        case "GET": break
+        case "GET", "HEAD": break  // HEAD: CURLOPT_NOBODY, set by the warm-up
         case "POST":
             _ = ccurl_setopt_long(easy, CURLOPT_POST, 1)
             var body = request.body ?? []
@@ -368,6 +392,36 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         active[exchange.id] = exchange
         curl_multi_add_handle(multi, easy)
+        if !startedAny {
+            startedAny = true
+            if exchange.warmUp == nil, request.url.hasPrefix("https://") { spareAfter = exchange }
+        }
+    }
+
+    /// The first of a client's requests over TLS comes with a spare connection to its origin: a cold
+    /// start sends the configuration and the profiles together two round trips after its first request
+    /// (registration, token), and over HTTP/1.1 the second of them needs a connection of its own.
+    /// Opened only when that request is due, its TCP and TLS handshakes would add two round trips;
+    /// opened beside the first, it is ready (a finished `HEAD /`) by then. It starts once the first
+    /// request's host name is resolved (one DNS lookup for both: libcurl's cache), and never makes the
+    /// first one wait (that one starts before it; a spare does not use CURLOPT_PIPEWAIT). Over HTTP/2 it
+    /// closes once TLS says "h2", before any request: one handshake more, once per client.
+    /// Returns whether it started the spare now.
+    private func openSpareWhenResolved() -> Bool {
+        guard let first = spareAfter, let easy = first.easy else { return false }
+        var resolved = 0.0
+        _ = ccurl_getinfo_double(easy, CURLINFO_NAMELOOKUP_TIME, &resolved)
+        guard resolved > 0 else { return false }
+        spareAfter = nil
+        guard let request = Self.warmUpRequest(first.request.url) else { return false }
+        let id = pending.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let spare = Exchange(id: id, request: request, maxBodyBytes: 0, completion: { _ in })
+        spare.warmUp = .spare
+        start(spare)
+        return true
     }
 
     /// Whom to trust, the oldest version, the pins and the way out (TLSOptions).
@@ -452,6 +506,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     private func finish(_ id: Int, _ result: Result<HTTPResponse, TransportError>) {
         guard let exchange = active.removeValue(forKey: id) else { return }
+        if spareAfter === exchange { spareAfter = nil }  // done (or failed) before it was resolved
         if let easy = exchange.easy {
             curl_multi_remove_handle(multi, easy)
             if spareHandles.count < Self.maxSpareHandles {

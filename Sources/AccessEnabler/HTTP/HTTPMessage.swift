@@ -96,8 +96,9 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
     /// Stops every exchange in flight (they end with `.cancelled`) and refuses new ones.
     func shutdown()
-    /// Opens (TCP, TLS) a connection to `url`'s host in the background, sending no request, so
-    /// that the next request there need not pay the handshakes. A hint: the default does nothing.
+    /// Opens (TCP, TLS) a connection to `url`'s host in the background, sending no API request, so
+    /// that the next request there need not pay the handshakes (libcurl's transport: over HTTP/1.1
+    /// a `HEAD /` keeps it open, docs/DECISIONS.md "Warm connections"). A hint: the default does nothing.
     func preconnect(to url: String)
 }
 

@@ -29,14 +29,20 @@ CURLcode ccurl_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode ccurl_setopt_data_fn(CURL *easy, CURLoption option, ccurl_data_fn fn);
 /// A struct curl_blob option that libcurl reads in place (CURL_BLOB_NOCOPY): `data` must outlive the handle.
 CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t length);
-/// Makes the transfer stop once its connection is ready, before any byte of the request is sent
-/// (CURLOPT_PREREQFUNCTION answering CURL_PREREQFUNC_ABORT): a pre-connect. The transfer ends with
-/// CURLE_ABORTED_BY_CALLBACK; an HTTP/2 connection stays in the pool for the next requests.
-CURLcode ccurl_setopt_connect_then_stop(CURL *easy);
+/// Makes the transfer a warm-up (ccurl.c): a HEAD (CURLOPT_NOBODY) that, once its connection is ready,
+/// stops before its request on HTTP/2 (the connection stays in the pool; `spare` != 0: it is closed)
+/// and without TLS, and is sent on TLS connections of any other protocol (HTTP/1.1), whose finished
+/// exchange leaves the connection in the pool. A stop ends the transfer with CURLE_ABORTED_BY_CALLBACK.
+CURLcode ccurl_setopt_warm_up(CURL *easy, int spare);
+enum { CCURL_PROTOCOL_UNKNOWN = 0, CCURL_PROTOCOL_H2 = 1, CCURL_PROTOCOL_TLS_OTHER = 2 };
+/// The protocol TLS negotiated on the transfer's connection (ALPN): CCURL_PROTOCOL_H2, _TLS_OTHER, or
+/// _UNKNOWN (no TLS, no connection yet, or a TLS library other than OpenSSL).
+int ccurl_connection_protocol(CURL *easy);
 /// libcurl's default CA bundle file (curl_version_info's cainfo), or NULL.
 const char *ccurl_default_cainfo(void);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out);
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out);
+CURLcode ccurl_getinfo_double(CURL *easy, CURLINFO info, double *out);
 #endif

@@ -19,7 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 root=$(pwd)
 lib=${AE_LIBRARY:-$root/.build/release/libaccessenabler.so}
 case $lib in /*) ;; *) lib=$caller_dir/$lib ;; esac
-[ -f "$lib" ] || { echo "check-old-hosts: $lib not found (swift build -c release -Xswiftc -static-stdlib --product accessenabler)" >&2; exit 1; }
+[ -f "$lib" ] || { echo "check-old-hosts: $lib not found (swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler)" >&2; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ae-old-hosts.XXXXXX")
 emulator=""

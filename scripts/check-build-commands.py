@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Every command that builds the shipped library (`swift build ... --product accessenabler`) in the
+scripts, CMake, the benchmarks and the docs links it the same way: with SwiftPM's link-time optimisation
+(`--experimental-lto-mode=full`), whose size BENCHMARKS.md reports (the other size flags live in
+Package.swift, for every release build). The sanitizers' builds are exempt: they test the code, not the
+file that ships. Prints each command that lacks it; exit status 1 if any does.
+
+    python3 scripts/check-build-commands.py [--self-test]
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LTO = "--experimental-lto-mode=full"
+PLACES = ["scripts/*.sh", "scripts/*.py", "Benchmarks/*.py", "Tests/c/*.sh", "Tests/c/abi/*.sh", "CMakeLists.txt",
+          "README.md", "CONTRIBUTING.md", "docs/*.md", "Package.swift", ".ci/run"]
+# BENCHMARKS.md and DECISIONS.md tell how past figures were measured; this file holds examples.
+EXEMPT = {"scripts/check-build-commands.py", "docs/DECISIONS.md"}
+# A command spans its continuation lines (a trailing backslash, CMake's or Python's open list).
+WINDOW = 3
+
+
+def commands(text):
+    """(line number, command text) of each `swift build` that names the library's product."""
+    lines = text.splitlines()
+    found = []
+    for number, line in enumerate(lines):
+        if not re.search(r'swift"?\)?,? +"?build\b|SWIFT_EXECUTABLE}" build', line):
+            continue
+        command = " ".join(lines[number:number + WINDOW])
+        if "accessenabler" not in command.split("--product", 1)[-1][:40] and '"accessenabler"' not in command:
+            continue
+        found.append((number + 1, command))
+    return found
+
+
+def problems(path, text):
+    return [f"{path}:{number}: builds the library without {LTO}: {command.strip()[:140]}"
+            for number, command in commands(text)
+            if LTO not in command and "--sanitize" not in command and "--show-bin-path" not in command]
+
+
+def self_test():
+    good = 'swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler\n'
+    bad = 'swift build -c release -Xswiftc -static-stdlib --product accessenabler\n'
+    split = 'swift build -c release -Xswiftc -static-stdlib \\\n    --product accessenabler\n'
+    python = 'SWIFT_BUILD = ["swift", "build", "-c", "release",\n               "--product", "accessenabler"]\n'
+    asan = 'swift build -c release --product accessenabler --sanitize=address\n'
+    assert problems("g", good) == [] and problems("a", asan) == []
+    assert len(problems("b", bad)) == 1 and len(problems("s", split)) == 1 and len(problems("p", python)) == 1
+    assert problems("o", "swift build --product example-player\n") == []
+    print("check-build-commands: self-test passed")
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        self_test()
+    found = []
+    checked = 0
+    for pattern in PLACES:
+        for path in sorted(ROOT.glob(pattern)):
+            if str(path.relative_to(ROOT)) in EXEMPT:
+                continue
+            text = path.read_text(encoding="utf-8")
+            checked += len(commands(text))
+            found += problems(path.relative_to(ROOT), text)
+    for problem in found:
+        print(problem)
+    if found:
+        return 1
+    print(f"check-build-commands: {checked} commands that build the library, all with {LTO}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
