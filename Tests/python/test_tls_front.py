@@ -232,10 +232,41 @@ def test_the_latency_proxy_delays_and_counts_connections_handshakes_and_bytes(pk
         elapsed = time.monotonic() - started
         assert done.returncode == 0, done.stderr
         counted = proxy.counters()
-    # One connection, one TLS handshake, two requests on it: at least TLS + 2 requests = 3 RTT.
-    assert (counted["connections"], counted["handshakes"]) == (1, 1)
+    # One connection, one TLS handshake, two requests on it: at least TCP + TLS + 2 requests = 4 RTT.
+    assert (counted["connections"], counted["handshakes"], counted["handshakes_full"]) == (1, 1, 1)
     assert counted["bytes_up"] > 500 and counted["bytes_down"] > 1000, counted
-    assert elapsed >= 3 * 0.1
+    assert elapsed >= 4 * 0.1
+
+
+def test_the_latency_proxy_charges_the_tcp_handshake_and_tells_resumed_handshakes(pki, front):
+    # A wire's TCP handshake costs a round trip before the client's first byte can leave; the kernel
+    # completes it at once on loopback, so the proxy holds that byte for one RTT. The second connection
+    # offers the first one's TLS 1.3 session (its ticket arrives after the handshake: read once): the
+    # server's ServerHello says it resumed (pre_shared_key), and the proxy counts it apart.
+    good = front(pki.good)
+    context = client_context(pki)
+    with tlsfront.LatencyProxy(good.port, 100) as proxy:
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=5) as raw, \
+                context.wrap_socket(raw, server_hostname="localhost") as tls:
+            handshaken = time.monotonic() - started
+            connection = http.client.HTTPConnection("localhost")
+            connection.sock = tls
+            get_config(connection)
+            session = tls.session
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=5) as raw, \
+                context.wrap_socket(raw, server_hostname="localhost", session=session) as tls:
+            assert tls.session_reused
+        time.sleep(0.3)
+        counted = proxy.counters()
+    # TCP (1 RTT, held by the proxy) + the TLS 1.3 handshake (1 RTT): 2 RTT of 200 ms; without the TCP
+    # round trip the handshake alone would be done after about 200 ms.
+    assert handshaken >= 0.38, handshaken
+    assert (counted["handshakes"], counted["handshakes_full"], counted["handshakes_resumed"]) == (2, 1, 1), counted
+    with tlsfront.LatencyProxy(good.port, 100, tcp_handshake=False) as proxy:
+        started = time.monotonic()
+        handshake(proxy.port, context)
+        assert time.monotonic() - started < 0.38, "no TCP round trip when it is turned off"
 
 
 @needs_curl

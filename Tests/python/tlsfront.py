@@ -271,18 +271,28 @@ class LatencyProxy(_Endpoint):
     """A TCP proxy on 127.0.0.1 that delays every chunk by `delay_ms` in each direction (so a round trip
     costs 2 × delay_ms: the kernel here has no netem) and counts the connections it accepted, the bytes
     it carried each way and the TLS handshakes it saw (a connection whose first bytes are a TLS
-    ClientHello: full or resumed alike). Put it before a Front: `https://localhost:<proxy port>` then
-    reaches the front with that latency. `counters()` reads all three at once. Both sockets of a proxied
-    connection (`pairs`: (downstream, upstream) each) have TCP_NODELAY: a delayed chunk goes out when it is
-    due, not held back by Nagle's algorithm until the peer acknowledges the previous one (which a
-    delayed ACK puts off by up to 40 ms on Linux)."""
+    ClientHello), full or resumed (`handshakes_full`, `handshakes_resumed`: the server's TLS 1.3
+    ServerHello carries a pre_shared_key extension when it resumes). Put it before a Front:
+    `https://localhost:<proxy port>` then reaches the front with that latency. `counters()` reads them
+    all at once.
 
-    def __init__(self, target_port, delay_ms):
+    `tcp_handshake` (the default): a new connection's TCP handshake costs one round trip, as on a wire.
+    The kernel completes it at once on loopback, so the proxy holds what the client sends first until
+    its SYN, SYN-ACK and ACK would have crossed: the first chunk reaches the server 3 × delay_ms after the
+    connection was accepted (1 RTT of handshake, then the chunk's own way), everything after it in order.
+
+    Both sockets of a proxied connection (`pairs`: (downstream, upstream) each) have TCP_NODELAY: a delayed
+    chunk goes out when it is due, not held back by Nagle's algorithm until the peer acknowledges the
+    previous one (which a delayed ACK puts off by up to 40 ms on Linux)."""
+
+    def __init__(self, target_port, delay_ms, tcp_handshake=True):
         self.target_port, self.delay = target_port, delay_ms / 1000
+        self.tcp_handshake = tcp_handshake
         self.listener = _listen("127.0.0.1")
         self.port = self.listener.getsockname()[1]
         self.connections = 0
         self.handshakes = 0
+        self.handshakes_full = self.handshakes_resumed = 0
         self.bytes_up = self.bytes_down = 0  # client → server, server → client
         self.pairs = []
         self.counting = threading.Lock()
@@ -295,15 +305,16 @@ class LatencyProxy(_Endpoint):
                 downstream, _ = self.listener.accept()
             except OSError:
                 return
+            accepted = time.monotonic()
             with self.counting:
                 self.connections += 1
-            threading.Thread(target=self._connect, args=(downstream,), daemon=True).start()
+            threading.Thread(target=self._connect, args=(downstream, accepted), daemon=True).start()
 
     def _upstream(self, downstream):
         """The connection to forward `downstream` to."""
         return socket.create_connection(("127.0.0.1", self.target_port))
 
-    def _connect(self, downstream):
+    def _connect(self, downstream, accepted):
         try:
             upstream = self._upstream(downstream)
         except OSError:
@@ -313,16 +324,21 @@ class LatencyProxy(_Endpoint):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self.counting:
             self.pairs.append((downstream, upstream))
+        # The client's first bytes leave once its TCP handshake would be done (one RTT after the accept).
+        earliest = accepted + 2 * self.delay if self.tcp_handshake else 0.0
+        hello = _ServerHello()
         for a, b, up in ((downstream, upstream, True), (upstream, downstream, False)):
-            threading.Thread(target=self._pump, args=(a, b, up), daemon=True).start()
+            threading.Thread(target=self._pump, args=(a, b, up, earliest if up else 0.0, hello), daemon=True).start()
 
     def counters(self):
-        """{"connections", "handshakes", "bytes_up", "bytes_down"} so far."""
+        """{"connections", "handshakes", "handshakes_full", "handshakes_resumed", "bytes_up", "bytes_down"}
+        so far."""
         with self.counting:
             return {"connections": self.connections, "handshakes": self.handshakes,
+                    "handshakes_full": self.handshakes_full, "handshakes_resumed": self.handshakes_resumed,
                     "bytes_up": self.bytes_up, "bytes_down": self.bytes_down}
 
-    def _count(self, data, up, first):
+    def _count(self, data, up, first, hello):
         with self.counting:
             if up:
                 self.bytes_up += len(data)
@@ -331,9 +347,15 @@ class LatencyProxy(_Endpoint):
                     self.handshakes += 1
             else:
                 self.bytes_down += len(data)
+                resumed = hello.feed(data)
+                if resumed is not None:
+                    if resumed:
+                        self.handshakes_resumed += 1
+                    else:
+                        self.handshakes_full += 1
 
-    def _pump(self, source, sink, up=True):
-        """Reads `source`; each chunk goes to `sink` `delay` after it arrived (in order)."""
+    def _pump(self, source, sink, up=True, earliest=0.0, hello=None):
+        """Reads `source`; each chunk goes to `sink` `delay` after it arrived, not before `earliest` (in order)."""
         chunks = []
         ready = threading.Condition()
 
@@ -360,10 +382,10 @@ class LatencyProxy(_Endpoint):
                 data = source.recv(65536)
             except OSError:
                 data = b""
-            self._count(data, up, first)
+            self._count(data, up, first, hello)
             first = False
             with ready:
-                chunks.append((time.monotonic() + self.delay, data))
+                chunks.append((max(time.monotonic() + self.delay, earliest + self.delay), data))
                 ready.notify()
             if not data:
                 return
@@ -374,12 +396,63 @@ class LatencyProxy(_Endpoint):
 
 
 
+class _ServerHello:
+    """Reads the server → client bytes of one connection until its TLS ServerHello: `feed` returns True
+    (the server resumed a session: a TLS 1.3 pre_shared_key extension, 41), False (a full handshake), or
+    None (not known yet, or already told, or not TLS). A HelloRetryRequest (a ServerHello whose random is
+    RFC 8446's constant) is skipped: the real ServerHello follows it. TLS 1.3's rule: a TLS 1.2 server
+    resumes by echoing the session id, which this does not look at (it counts as full).""" 
+
+    RETRY = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
+
+    def __init__(self):
+        self.buffer, self.done = b"", False
+
+    def feed(self, data):
+        if self.done:
+            return None
+        self.buffer += data
+        while len(self.buffer) >= 5:
+            kind, length = self.buffer[0], int.from_bytes(self.buffer[3:5], "big")
+            if kind != 22 or length > 16384 + 256:
+                self.done = True  # not a handshake record first: not TLS (or TLS broken): nothing to tell
+                return None
+            if len(self.buffer) < 5 + length:
+                return None
+            record, self.buffer = self.buffer[5:5 + length], self.buffer[5 + length:]
+            if record[:1] != b"\x02":
+                continue  # another handshake message first (none is expected before ServerHello)
+            body = record[4:]
+            if body[2:34] == self.RETRY:
+                continue
+            self.done = True
+            return 41 in _extensions(body)
+        return None
+
+
+def _extensions(server_hello):
+    """The extension types of a ServerHello body (legacy_version, random, session id, cipher, compression,
+    extensions)."""
+    at = 2 + 32
+    at += 1 + server_hello[at]  # legacy_session_id_echo
+    at += 2 + 1  # cipher suite, compression method
+    if at + 2 > len(server_hello):
+        return []
+    end = min(len(server_hello), at + 2 + int.from_bytes(server_hello[at:at + 2], "big"))
+    at += 2
+    types = []
+    while at + 4 <= end:
+        types.append(int.from_bytes(server_hello[at:at + 2], "big"))
+        at += 4 + int.from_bytes(server_hello[at + 2:at + 4], "big")
+    return types
+
+
 class ConnectProxy(LatencyProxy):
     """An HTTP proxy that serves CONNECT only (what libcurl sends for https through an http:// proxy), to
     127.0.0.1 whatever host was asked; `requests` lists the "host:port" of each CONNECT."""
 
     def __init__(self):
-        super().__init__(target_port=0, delay_ms=0)
+        super().__init__(target_port=0, delay_ms=0, tcp_handshake=False)
         self.requests = []
 
     @property
