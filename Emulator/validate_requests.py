@@ -15,6 +15,10 @@ Errata applied (openapi/NOTICE.md): E8 logout requires `redirectUrl`; E9 profile
 may come as a form body instead of the query. A `client_secret` in a query string is a problem, and
 so is an SSO token header (Adobe-Subject-Token, X-Roku-Reserved-Roku-Connect-Token,
 AD-Service-Token) on a DCR request.
+
+A connection warm-up, `HEAD /` of the service's origin (docs/DECISIONS.md "Warm connections": the SDK
+sends it over HTTP/1.1 so a warmed connection stays usable), is not an Adobe operation: it is counted
+apart and checked to carry nothing, no query, no body, no credential, device or SSO header.
 """
 
 from __future__ import annotations
@@ -42,6 +46,10 @@ V1_PREFIXES = ("/api/v1/", "/reggie/v1/")
 # Platform identity and service token SSO headers: never on DCR calls (the emulator flags them in its
 # log too, `unexpected_sso_header`).
 SSO_HEADERS = ("Adobe-Subject-Token", "X-Roku-Reserved-Roku-Connect-Token", "AD-Service-Token")
+# Headers a warm-up must not carry: it is no API call, and it goes before Adobe knows the request.
+WARM_UP_FORBIDDEN_HEADERS = ("authorization", "cookie", "ap-device-identifier", "x-device-info",
+                             "ap-visitor-identifier", "ap-partner-framework-status",
+                             *(name.lower() for name in SSO_HEADERS))
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
@@ -151,6 +159,21 @@ def is_api_entry(entry: dict[str, Any]) -> bool:
     return entry.get("operation") != "page" and not path.startswith("/_emulator/")
 
 
+def is_warm_up(entry: dict[str, Any]) -> bool:
+    """A connection warm-up: `HEAD /` (docs/DECISIONS.md "Warm connections"), no Adobe operation."""
+    return entry.get("method") == "HEAD" and entry.get("path") == "/"
+
+
+def _warm_up_problems(entry: dict[str, Any]) -> list[str]:
+    headers = {k.lower() for k in (entry.get("headers") or {})}
+    problems = [f"a warm-up carries {name!r}" for name in WARM_UP_FORBIDDEN_HEADERS if name in headers]
+    if entry.get("query"):
+        problems.append("a warm-up has a query string")
+    if entry.get("body"):
+        problems.append("a warm-up has a body")
+    return problems
+
+
 def _media_type(headers: dict[str, str]) -> str | None:
     value = headers.get("content-type")
     return value.split(";")[0].strip().lower() if value else None
@@ -223,6 +246,8 @@ def validate_entry(entry: dict[str, Any], spec_dir: str = str(SPEC_DIR)) -> list
         return []
     method, path = entry.get("method", ""), entry.get("path", "")
     label = f"#{entry.get('seq', '?')} {method} {path}"
+    if is_warm_up(entry):
+        return [f"{label} [warm-up]: {p}" for p in _warm_up_problems(entry)]
     if path.startswith(V1_PREFIXES):  # no OpenAPI file for V1: Adobe's documented parameters
         headers = {k.lower(): v for k, v in (entry.get("headers") or {}).items()}
         problems = v1_request_problems(method, path, entry.get("query") or "", headers, entry.get("body") or "")
@@ -257,17 +282,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("logs", nargs="+", help="JSONL request logs written by the emulator")
     parser.add_argument("--spec-dir", default=str(SPEC_DIR), help="folder with the OpenAPI files")
     args = parser.parse_args(argv)
-    api_entries = [e for path in args.logs for e in read_log(path) if is_api_entry(e)]
+    entries = [e for path in args.logs for e in read_log(path) if is_api_entry(e)]
+    warm_ups = [e for e in entries if is_warm_up(e)]
+    api_entries = [e for e in entries if not is_warm_up(e)]
     if not api_entries:
         print("no API requests found in " + ", ".join(args.logs))
         return 2
     invalid = 0
-    for entry in api_entries:
+    for entry in entries:
         problems = validate_entry(entry, args.spec_dir)
         invalid += bool(problems)
         for problem in problems:
             print(problem)
-    print(f"{len(api_entries)} API requests checked, {invalid} invalid")
+    print(f"{len(api_entries)} API requests checked, {len(warm_ups)} connection warm-ups (HEAD /, "
+          f"no Adobe operation), {invalid} invalid")
     return 1 if invalid else 0
 
 

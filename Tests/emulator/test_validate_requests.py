@@ -203,3 +203,15 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert result.returncode == 1 and "required header 'X-Device-Info' is missing" in result.stdout
     assert run_cli(empty).returncode == 2
     assert run_cli(pages_only).returncode == 2
+
+
+def test_a_connection_warm_up_is_no_operation_and_must_carry_nothing() -> None:
+    assert validate_entry(entry("HEAD", "/", {"User-Agent": "AccessEnabler/1.4.0"})) == []
+    assert "carries 'authorization'" in problems_of(entry("HEAD", "/", AUTH))
+    assert "carries 'ap-device-identifier'" in problems_of(entry("HEAD", "/", DEVICE))
+    assert "carries 'adobe-subject-token'" in problems_of(entry("HEAD", "/", {"Adobe-Subject-Token": "x"}))
+    assert "has a query string" in problems_of(entry("HEAD", "/", query="a=b"))
+    assert "has a body" in problems_of(entry("HEAD", "/", body="x"))
+    # Another method on "/", or HEAD of an API path, is no warm-up: the OpenAPI files judge it.
+    assert "no path in the OpenAPI files" in problems_of(entry("GET", "/"))
+    assert "method not allowed" in problems_of(entry("HEAD", "/api/v2/REF30/configuration", AUTH))
