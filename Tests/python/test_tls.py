@@ -245,7 +245,10 @@ def test_a_cold_start_has_a_connection_ready_for_the_parallel_pair(fronts, pki, 
     # request carries the second of the pair over HTTP/1.1 (no third connection, no request waiting
     # for a handshake); over HTTP/2 it closes before any request and every request shares one connection.
     front = fronts.start(pki.good, alpn=alpn)
-    proxy = tlsfront.LatencyProxy(front.port, 20)
+    # 50 ms each way: the spare (TCP, TLS, HEAD: 3 round trips) is ready a round trip before the pair
+    # (TCP, TLS, register, token: 4), a margin of 100 ms that a loaded 2-core machine's scheduling
+    # does not eat (with 20 ms, 40 ms of margin, the pair once found the spare still busy: 3 connections).
+    proxy = tlsfront.LatencyProxy(front.port, 50)
     fronts.running.append(proxy)
     client = client_for(make_client, pki, proxy.url)
     client.set_requestor("REF30")
