@@ -70,7 +70,15 @@ enum JSONText {
             } else if let flag = try? container.decode(Bool.self) {
                 value = .bool(flag)
             } else if let number = try? container.decode(Int64.self) {
-                value = .int(number)
+                // Foundation reads a number with a fraction as Int64 when its Double is integral
+                // (beyond 2^53 every Double is): `9200000000203941.913` gives 9200000000203941, the
+                // digits cut, not the number rounded. Its Double reading is then the value (the
+                // SDK reads such a number as a real): `Fuzz/Regressions/json/fixed-oracle-int64-fraction`.
+                if let real = try? container.decode(Double.self), Double(number) != real {
+                    value = .double(real)
+                } else {
+                    value = .int(number)
+                }
             } else if let number = try? container.decode(Double.self) {
                 value = .double(number)
             } else if let text = try? container.decode(String.self) {
