@@ -20,10 +20,10 @@ drift"). scripts/test.sh runs it right after the release library is built, on th
             measure (the shared Swift runtime's library) against BENCHMARKS.md, its one home; MB = 10^6 bytes,
             KiB = 1024. Every other size on or next to a line about the library (stripped, as built, runtime,
             .so, ...) fails as unknown unless NOT_BUILD_SIZES says why it is not a fact about this build;
-  layout    README.md's "Layout" table and Emulator/README.md's file table name paths that exist, and name every
-            top-level folder, every folder of Sources/, Examples/ and Tests/, every file of scripts/ and every
-            docs/*.md (README.md), every file and folder of Emulator/ and every module of Emulator/aepass/ and
-            aepass/v1/ (Emulator/README.md). A bare name after a path in a first cell is in that path's folder
+  layout    README.md's "Layout" table and Emulator/README.md's file table (under "In this repository")
+            name paths that exist, and name every top-level folder, every folder of Sources/, Examples/ and
+            Tests/, every file of scripts/ and every docs/*.md (README.md), every file and folder of
+            Emulator/ and every module of Emulator/aepass/ and aepass/v1/ (Emulator/README.md). A bare name after a path in a first cell is in that path's folder
             (`aepass/state.py`, `config.py`); one in a row's second cell is in its first cell's folder.
 
 It prints each comparison; a problem is `file:line: what, expected value`, and the exit status is 1.
@@ -435,7 +435,7 @@ class Check:
 
     def check_layout(self) -> None:
         self.layout("README.md", "## Layout", "", self.readme_required())
-        self.layout("Emulator/README.md", None, "Emulator/", self.emulator_required())
+        self.layout("Emulator/README.md", "## In this repository", "Emulator/", self.emulator_required())
 
     def readme_required(self) -> list[tuple[str, bool]]:
         """(path, whole): what README.md's table must name; whole: the path itself, else it or a path under it."""

@@ -107,6 +107,22 @@ def tracked() -> list[str]:
                 and not any(part.startswith(".build") or part == ".git" for part in p.relative_to(ROOT).parts)]
 
 
+def linked() -> set[str]:
+    """The files under the tracked symbolic links to folders of the repository, by the links' paths
+    (`Emulator/openapi/restApiV2.json` through `Emulator/openapi` -> `aepass/openapi`): a mention by the
+    old path resolves, and the files themselves are read once, by their own paths."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return set()
+    paths = set()
+    for line in out.splitlines():
+        link = ROOT / line
+        if link.is_symlink() and link.is_dir() and link.resolve().is_relative_to(ROOT):
+            paths |= {str(Path(line) / f.relative_to(link)) for f in link.rglob("*") if f.is_file()}
+    return paths
+
+
 # ---- comments ---------------------------------------------------------------------------------------
 
 def c_like(text: str, swift: bool) -> tuple[list[tuple[int, str]], str]:
@@ -261,8 +277,8 @@ class Repository:
 
     def __init__(self) -> None:
         self.files = tracked()
-        self.paths = set(self.files)
-        self.folders = {str(Path(f).parents[k]) for f in self.files for k in range(len(Path(f).parts) - 1)}
+        self.paths = set(self.files) | linked()
+        self.folders = {str(Path(f).parents[k]) for f in self.paths for k in range(len(Path(f).parts) - 1)}
         self.basenames = {Path(f).name for f in self.files}
         self.folder_names = {Path(f).name for f in self.folders}
         gitignore = ROOT / ".gitignore"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from . import jsontext
 from .catalog import REQUESTORS, Mvpd, Requestor
 from .device import decode_device_info, device_info_problem, valid_device_identifier
 from .errors import ApiError
@@ -102,14 +102,23 @@ class DeviceHeaders:
 _DEVICE_ID_HINT = "AP-Device-Identifier must be 'fingerprint <Base64 of the device id>'"
 
 
-def device_headers(req: Request) -> DeviceHeaders:
-    """The required AP-Device-Identifier and X-Device-Info headers."""
+def device_headers(state: State, req: Request, *, info_required: bool | None = None) -> DeviceHeaders:
+    """The AP-Device-Identifier (required) and X-Device-Info headers. A missing X-Device-Info is
+    refused only when `device_info_header` is "required" (strictness.py; `info_required` overrides):
+    by default the platform is unknown (empty information: device type `Unknown`, the default
+    platform's configuration), as Adobe's X-Device-Info page documents. A sent one must be valid."""
     identifier = req.header("AP-Device-Identifier")
     if identifier is None or not valid_device_identifier(identifier):
         raise ApiError("invalid_header_device_identifier", _DEVICE_ID_HINT)
     info = req.header("X-Device-Info")
+    if info is None:
+        if info_required is None:
+            info_required = state.config["device_info_header"] == "required"
+        if info_required:
+            raise ApiError("invalid_header_device_info", "X-Device-Info is missing")
+        return DeviceHeaders(identifier, {})
     problem = device_info_problem(info)
-    if info is None or problem:
+    if problem:
         raise ApiError("invalid_header_device_info", problem)
     return DeviceHeaders(identifier, decode_device_info(info))
 
@@ -141,7 +150,7 @@ def resources(req: Request) -> list[str]:
     if req.media_type() != JSON_MEDIA_TYPE:
         raise ApiError("invalid_request", f"Content-Type must be {JSON_MEDIA_TYPE}")
     try:
-        body = json.loads(req.text())
+        body = jsontext.loads(req.body)
     except ValueError:
         raise ApiError("invalid_parameter_resources", "the body is not JSON") from None
     items = body.get("resources") if isinstance(body, dict) else None

@@ -7,6 +7,9 @@ from typing import Any, Callable
 
 from .catalog import all_mvpds
 from .jws import KeyProblem, load_public_key
+from .strictness import MODES, SWITCHES
+from .strictness import defaults as strictness_defaults
+from .strictness import preset as strictness_preset
 
 DEFAULT_DENIED_RESOURCES = {
     "PREMIUM-DENIED": 'Your subscription package does not include the "Premium" channel',
@@ -34,10 +37,6 @@ DEFAULTS: dict[str, Any] = {
     # or form `mvpd`, or the partner status's provider on sessions/sso and profiles/sso) answers
     # 400 `invalid_integration`.
     "integrations_disabled": [],
-    # AP-Partner-Framework-Status `frameworkProviderInfo.expirationDate`: "optional" (the Apple SSO
-    # cookbook, REST API V2, B.2/C.4/C.11: the expiry "if any") or "required" (Adobe's header page:
-    # a PFS without it counts as expired).
-    "pfs_expiration_date": "optional",
     # Tests: make /sessions/sso answer this fallback whatever the request ("pfs_fallback": the
     # server rejects the partner status; "missing_parameters_fallback": it lacks redirectUrl).
     "partner_sso_force_fallback": None,
@@ -48,11 +47,6 @@ DEFAULTS: dict[str, Any] = {
     "temppass_resources": {},
     # MVPD id -> degradation rule applied to its integration: "AuthNAll", "AuthZAll" or "AuthZNone".
     "degradation": {},
-    # GET configuration: "required" (the default; Adobe's API page and the Apple SSO cookbook step
-    # C.1 list AP-Device-Identifier and X-Device-Info as required) refuses a request without them
-    # with invalid_header_device_identifier / invalid_header_device_info; "optional" (Adobe's
-    # release 3.4.0 and the OpenAPI file) only checks them when sent.
-    "configuration_device_headers": "required",
     # Per-platform configuration (platforms.py): rules matched against the decoded X-Device-Info;
     # the first matching rule changes the MVPDs' configuration fields for that platform.
     "configuration_platforms": [],
@@ -70,6 +64,10 @@ DEFAULTS: dict[str, Any] = {
     # integration in the TVE Dashboard; "Not all MVPDs will allow Roku SSO").
     "platform_sso_disabled": [],
     "service_token_sso_disabled": [],
+    # Where Adobe's sources disagree (strictness.py: device_info_header, configuration_device_headers,
+    # pfs_expiration_date, register_redirect_uri), and "strictness": "adobe" or "strict", which sets
+    # them all at once.
+    **strictness_defaults(),
 }
 
 DEGRADATION_RULES = ("AuthNAll", "AuthZAll", "AuthZNone")
@@ -176,7 +174,6 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "revoked_software_statements": (_is_string_list, "a list of strings"),
     "partner_sso_disabled": (_is_string_list, "a list of MVPD ids"),
     "integrations_disabled": (_is_string_list, "a list of MVPD ids"),
-    "pfs_expiration_date": (lambda v: v in ("optional", "required"), '"optional" or "required"'),
     "partner_sso_force_fallback": (
         lambda v: v in (None, "pfs_fallback", "missing_parameters_fallback"),
         'null, "pfs_fallback" or "missing_parameters_fallback"',
@@ -187,7 +184,6 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
                            "an object of promotional TempPass MVPD id -> integer >= 0"),
     "degradation": (_is_map_of(_regular_mvpd, lambda v: v in DEGRADATION_RULES),
                     "an object of (non-TempPass) MVPD id -> \"AuthNAll\", \"AuthZAll\" or \"AuthZNone\""),
-    "configuration_device_headers": (lambda v: v in ("required", "optional"), '"required" or "optional"'),
     "configuration_platforms": (_are_platform_rules, _PLATFORM_RULES_SHAPE),
     "service_token_keys": (_key_map(("RSA",)),
                            "an object of issuer -> RSA public key (PEM text, or the path of a PEM file)"),
@@ -196,6 +192,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "sso_invalid_token": (lambda v: v in ("ignore", "refuse"), '"ignore" or "refuse"'),
     "platform_sso_disabled": (_is_string_list, "a list of MVPD ids"),
     "service_token_sso_disabled": (_is_string_list, "a list of MVPD ids"),
+    "strictness": (lambda v: v in MODES, '"adobe" or "strict"'),
+    **{s.key: ((lambda v, s=s: v in s.values), f'"{s.adobe}" or "{s.strict}"') for s in SWITCHES},
 }
 
 
@@ -208,6 +206,11 @@ def merged(current: dict[str, Any], patch: Any) -> dict[str, Any]:
     if not isinstance(patch, dict):
         raise ConfigError("the configuration must be a JSON object")
     result = copy.deepcopy(current)
+    mode = patch.get("strictness")
+    if mode is not None:
+        if mode not in MODES:
+            raise ConfigError('strictness must be "adobe" or "strict"')
+        patch = {**strictness_preset(mode), **patch}  # a switch named in the same patch wins
     for key, value in patch.items():
         if key not in _CHECKS:
             raise ConfigError(f"unknown configuration key {key!r}")

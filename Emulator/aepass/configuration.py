@@ -1,8 +1,8 @@
 """Configuration API: GET /api/v2/{serviceProvider}/configuration.
 
-The device headers are required by default (`configuration_device_headers`: Adobe's API page and
-the Apple SSO cookbook, step C.1, list them as required; release 3.4.0 and the OpenAPI file make
-them optional, which the setting "optional" follows). The MVPDs' fields are those of the
+The device headers are optional by default, checked only when sent (`configuration_device_headers`,
+strictness.py: Adobe's release 3.4.0 and the OpenAPI file; "required", the strict value, follows
+Adobe's API page and the Apple SSO cookbook, step C.1). The MVPDs' fields are those of the
 caller's platform (`platforms.py`, config `configuration_platforms`); an MVPD whose integration
 is disabled (config `integrations_disabled`) is left out.
 """
@@ -23,7 +23,7 @@ def get_configuration(state: State, req: Request) -> Response:
     caller = checks.v2_caller(state, req)
     info: dict[str, Any] | None
     if state.config["configuration_device_headers"] == "required":
-        info = checks.device_headers(req).info
+        info = checks.device_headers(state, req, info_required=True).info
     else:
         checks.optional_device_headers(req)
         sent = req.header("X-Device-Info")

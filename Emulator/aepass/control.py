@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any
 
+from . import jsontext
 from . import jws, sso, temppass
 from .catalog import REQUESTORS
 from .clock import CLOCK, ClockError
@@ -67,7 +67,7 @@ def _body(req: Request) -> dict[str, Any]:
     if not req.body:
         return {}
     try:
-        body = json.loads(req.text())
+        body = jsontext.loads(req.body)
     except ValueError:
         raise ControlError(400, "the body must be JSON") from None
     if not isinstance(body, dict):

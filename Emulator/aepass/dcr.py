@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import jsontext
 from .checks import FORM_TYPE, JSON_MEDIA_TYPE, accept_ok
 from .device import device_info_problem
 from .errors import DcrError
@@ -23,9 +23,13 @@ def register(state: State, req: Request) -> Response:
     """processSoftwareStatementUsingPOST."""
     if not accept_ok(req) or req.media_type() != JSON_MEDIA_TYPE:
         raise DcrError("invalid_request")
-    if device_info_problem(req.header("X-Device-Info")):
+    info = req.header("X-Device-Info")
+    missing_refused = info is None and state.config["device_info_header"] == "required"  # strictness.py
+    if missing_refused or (info is not None and device_info_problem(info)):
         raise DcrError("invalid_request")
     statement, redirect_uri = _registration_body(req)
+    if redirect_uri is None and state.config["register_redirect_uri"] == "required":
+        raise DcrError("invalid_redirect_uri")  # dcrApi.json requires it (erratum E11; strictness.py)
     if not _JWT.match(statement):
         raise DcrError("invalid_software_statement")
     if statement in state.config["revoked_software_statements"]:
@@ -52,7 +56,7 @@ def register(state: State, req: Request) -> Response:
 def _registration_body(req: Request) -> tuple[str, str | None]:
     """(software_statement, redirect_uri); redirect_uri is optional (erratum E11)."""
     try:
-        body: Any = json.loads(req.text())
+        body: Any = jsontext.loads(req.body)
     except ValueError:
         raise DcrError("invalid_request") from None
     if not isinstance(body, dict):

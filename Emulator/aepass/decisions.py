@@ -42,7 +42,7 @@ def authorize(state: State, req: Request) -> Response:
 
 def _decide(state: State, req: Request, authorize: bool) -> Response:
     caller = checks.v2_caller(state, req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     resources = checks.resources(req)
     limit = state.config["authorize_limit" if authorize else "preauthorize_limit"]

@@ -8,6 +8,8 @@ import json
 import re
 from typing import Any
 
+from . import jsontext
+
 # Required X-Device-Info attributes (Adobe's X-Device-Info appendix, rest-api-v2.md §5.1).
 REQUIRED_DEVICE_INFO = ("model", "version", "osName", "osVersion", "connectionType")
 
@@ -44,7 +46,7 @@ def device_info_problem(value: str | None, required: tuple[str, ...] = REQUIRED_
     if raw is None:
         return f"{name} is not standard Base64"
     try:
-        info = json.loads(raw.decode("utf-8"))
+        info = jsontext.loads(raw)
     except (UnicodeDecodeError, ValueError):
         return f"{name} does not decode to JSON"
     if not isinstance(info, dict):

@@ -23,9 +23,12 @@ class ErrorSpec:
 
 
 # Codes and actions from Adobe's Enhanced Error Codes list (rest-api-v2.md §7.2).
-# `invalid_request`, `method_not_allowed` and `not_found` are emulator-only: Adobe's
-# list has no code for a malformed Accept/Content-Type, a wrong method or an unknown path;
-# so are `invalid_header_service_token` and `invalid_header_subject_token` (SSO tokens).
+# `invalid_request`, `method_not_allowed` and `not_found` are names of the emulator's, never sent:
+# Adobe's list has no code for a malformed Accept/Content-Type, a wrong method or an unknown path,
+# so those answers are Enhanced Error Code objects without `code` (UNNAMED; the OpenAPI
+# `ErrorInformation` requires no field, and the EEC `status` list has 404 and 405).
+# `invalid_header_service_token` and `invalid_header_subject_token` (SSO tokens) are emulator-only
+# codes, sent only when a test asks for them (`sso_invalid_token: "refuse"`, `/_emulator/sso/refuse-next`).
 CODES: dict[str, ErrorSpec] = {
     "invalid_parameter_service_provider": ErrorSpec(
         "none", 400, "The service provider parameter value is missing or invalid."),
@@ -110,15 +113,16 @@ CODES: dict[str, ErrorSpec] = {
 }
 
 
+UNNAMED = frozenset({"invalid_request", "method_not_allowed", "not_found"})
+
+
 def error_object(code: str, details: str | None = None) -> dict[str, Any]:
-    """An Enhanced Error Code object, as sent top-level or inside a decision."""
+    """An Enhanced Error Code object, as sent top-level or inside a decision (no `code` for UNNAMED)."""
     spec = CODES[code]
-    obj: dict[str, Any] = {
-        "action": spec.action,
-        "status": spec.status,
-        "code": code,
-        "message": spec.message,
-    }
+    obj: dict[str, Any] = {"action": spec.action, "status": spec.status}
+    if code not in UNNAMED:
+        obj["code"] = code
+    obj["message"] = spec.message
     if details:
         obj["details"] = details
     obj["helpUrl"] = HELP_URL

@@ -32,12 +32,13 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import json
 import math
 import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+from . import jsontext
 
 # Adobe states no limit: the SDK's (IdentityToken.maxBytes, issue 20), so that the emulator never
 # refuses for its length a token the SDK sends, nor takes one the SDK refuses (README, Strictness).
@@ -121,7 +122,7 @@ def b64url_decode(part: str) -> bytes:
 
 def _json_object(part: str, what: str) -> dict[str, Any]:
     try:
-        value = json.loads(b64url_decode(part).decode("utf-8"))
+        value = jsontext.loads(b64url_decode(part))
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise TokenRefused(f"the {what} is not base64url of JSON") from None
     if not isinstance(value, dict):

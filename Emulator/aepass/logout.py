@@ -26,7 +26,7 @@ _COMPLETE = {"actionName": "complete", "actionType": "none"}
 def logout(state: State, req: Request) -> Response:
     """getLogoutForMvpdUsingGET: delete the profile and tell the client what to do next."""
     caller = checks.v2_caller(state, req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     redirect_url = req.query_params().get("redirectUrl", [""])[0]
     if not redirect_url:

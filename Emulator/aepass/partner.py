@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from . import jsontext
 from . import checks, degradation, platforms
 from .catalog import Mvpd, Requestor
 from .device import decode_device_info
@@ -74,7 +74,7 @@ def _b64_json(value: str) -> Any:
     text += "=" * (-len(text) % 4)
     for decode in (lambda t: base64.b64decode(t, validate=True), base64.urlsafe_b64decode):
         try:
-            return json.loads(decode(text).decode("utf-8-sig"))
+            return jsontext.loads(decode(text).decode("utf-8-sig"))
         except (binascii.Error, ValueError, UnicodeDecodeError):
             continue
     return None
@@ -245,7 +245,7 @@ def retrieve_authentication_request(state: State, req: Request) -> Response:
     """retrieveVerificationTokenUsingPOST: the SAML request for the platform, or a fallback."""
     caller = checks.v2_caller(state, req)
     partner = _partner(req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     params = checks.form_parameters(req, PARTNER_SESSION_PARAMETERS)
     verdict = judge_request(state, req, caller.requestor, caller.now)
     mvpd = verdict.mvpd
@@ -412,7 +412,7 @@ def create_partner_profile(state: State, req: Request) -> Response:
     """createPartnerProfileUsingPOST: check the SAMLResponse, create the appleSSO profile (201)."""
     caller = checks.v2_caller(state, req)
     _partner(req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     checks.form_parameters(req, ())  # Content-Type and repeated parameters
     refusal = state.partner_refusal.take()  # a test's /_emulator/partner/refuse-next, if any
     if refusal:

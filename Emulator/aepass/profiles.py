@@ -35,7 +35,7 @@ def _shown(state: State, profiles: list[Profile], req: Request, caller: checks.C
 def get_profiles(state: State, req: Request) -> Response:
     """getProfilesUsingGET_1: unexpired profiles of this client, device and service provider."""
     caller = checks.v2_caller(state, req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     subjects = sso.judge(state, req, caller.now)
     found = [
         p for p in state.profiles.values()
@@ -54,7 +54,7 @@ def get_profiles(state: State, req: Request) -> Response:
 def get_profile_for_mvpd(state: State, req: Request) -> Response:
     """getProfileForMvpdUsingGET."""
     caller = checks.v2_caller(state, req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     mvpd = checks.mvpd(state, caller.requestor, req.path_params["mvpd"])
     subjects = sso.judge(state, req, caller.now)
     key = caller.profile_key(device.device_id, mvpd.id)

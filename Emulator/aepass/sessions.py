@@ -27,7 +27,7 @@ REASON_BY_PROFILE_TYPE = {
 def create_session(state: State, req: Request) -> Response:
     """createSessionUsingPOST."""
     caller = checks.v2_caller(state, req)
-    device = checks.device_headers(req)
+    device = checks.device_headers(state, req)
     params = checks.form_parameters(req, SESSION_PARAMETERS)
     mvpd = checks.mvpd(state, caller.requestor, params["mvpd"]) if "mvpd" in params else None
     subjects = sso.judge(state, req, caller.now)

@@ -6,6 +6,10 @@ hands out and of the (messy) SAML response the simulated platform returns. It is
 the `accessenabler` package would load libaccessenabler.so through ctypes, and the emulator must
 stay standard-library only and runnable without the library. The file imports nothing but the
 standard library.
+
+In the repository `aepass/simulated_saml.py` is a relative symbolic link to that file, so that the
+installed package (`pip install ./Emulator` copies the file it points to) carries it too; the path
+below is resolved, so in a source tree it names the shared file itself.
 """
 
 from __future__ import annotations
@@ -15,9 +19,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-SIMULATED_SAML_FILE = (
-    Path(__file__).resolve().parents[2] / "Python" / "accessenabler" / "simulated_saml.py"
-)
+SIMULATED_SAML_FILE = (Path(__file__).resolve().parent / "simulated_saml.py").resolve()
 MODULE_NAME = "aepass_simulated_saml"
 
 

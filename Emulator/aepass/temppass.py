@@ -26,6 +26,7 @@ import hashlib
 import json
 from typing import Any, Collection
 
+from . import jsontext
 from .catalog import Mvpd, TempPassRule
 from .errors import ApiError, error_object
 from .state import Profile, ProfileKey, State, TempPassKey, TempPassUse
@@ -49,7 +50,7 @@ def identity_subject(value: str | None) -> str | None:
     if not value:
         return None
     try:
-        identity = json.loads(base64.b64decode(value.strip(), validate=True).decode("utf-8"))
+        identity = jsontext.loads(base64.b64decode(value.strip(), validate=True))
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
     if not isinstance(identity, dict) or not identity:

@@ -1,11 +1,13 @@
-"""Test support shared by the emulator's tests: starting the emulator process, and an HTTP client
-that checks every API answer against the OpenAPI response schemas (`response_contract`).
+"""Test support shared by the emulator's tests: starting the emulator process (`aepass.testing.
+EmulatorProcess`, the class the package's pytest plugin uses too), and an HTTP client that checks
+every API answer against the OpenAPI response schemas (`aepass.contract`).
 
 The emulator lives in `Emulator/` at the top of the repository; importing this module puts that
-folder on `sys.path` (for `aepass`, `validate_requests`, `response_contract`). The fixtures live in
-conftest.py. These helpers are in a module of their own, imported by name
-(`from emulator_testkit import ...`), so that the suite can run in one pytest session together
-with Tests/python, whose conftest.py is also imported as `conftest`.
+folder on `sys.path` (for `aepass`, and the deprecated `validate_requests`, `response_contract`):
+the suite runs without the package installed, and refuses to run against an installed copy (see
+`aepass_from_this_repository`). The fixtures live in conftest.py. These helpers are in a module of
+their own, imported by name (`from emulator_testkit import ...`), so that the suite can run in one
+pytest session together with Tests/python, whose conftest.py is also imported as `conftest`.
 """
 
 from __future__ import annotations
@@ -25,14 +27,27 @@ HERE = Path(__file__).resolve().parent  # the emulator's tests (Tests/emulator)
 EMULATOR_DIR = HERE.parent.parent / "Emulator"  # the emulator itself, its checkers and OpenAPI files
 EMULATOR = EMULATOR_DIR / "emulator.py"
 DEPRECATED_EMULATOR = HERE / "emulator.py"  # the old path, kept as an alias that runs EMULATOR
-if str(EMULATOR_DIR) not in sys.path:  # `aepass`, `validate_requests`, `response_contract`
+if str(EMULATOR_DIR) not in sys.path:  # `aepass` (and the deprecated `validate_requests`, `response_contract`)
     sys.path.insert(0, str(EMULATOR_DIR))
 TOOLS_DIR = HERE.parent / "tools"  # `sso_tokens`: SSO test tokens, shared with Tests/python
 if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
-from response_contract import response_problems  # noqa: E402
-INVALID_MARK = "X-Test-Invalid"
+import aepass  # noqa: E402
+
+
+def aepass_from_this_repository() -> None:
+    """The `aepass` imported is this repository's: an installed aepass-emulator whose pytest plugin
+    pytest loaded first (through its entry point) would otherwise be the emulator under test."""
+    if Path(aepass.__file__).resolve().parent != EMULATOR_DIR / "aepass":
+        raise ImportError(f"aepass was imported from {aepass.__file__}, not from {EMULATOR_DIR}: an installed "
+                          "aepass-emulator's pytest plugin loaded it first; run pytest with -p no:aepass")
+
+
+aepass_from_this_repository()
+
+from aepass.testing import INVALID_MARK, EmulatorProcess, answer_problems  # noqa: E402
+
 REDIRECT_URL = "https://adobe.com/done"
 ALL_SESSION_PARAMS = {"mvpd": "Cablevision", "domainName": "adobe.com", "redirectUrl": REDIRECT_URL}
 SOFTWARE_STATEMENT = (
@@ -73,19 +88,16 @@ class Reply:
         return self.body.decode("utf-8")
 
 
-def start_emulator(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, str(EMULATOR), "--port", "0", "--quiet", "--exit-with-parent", *args],
-        stdout=subprocess.PIPE, text=True, env=env,
-    )
-    line = process.stdout.readline().strip() if process.stdout else ""
-    if not line.startswith("AE_EMULATOR_LISTENING "):
-        process.kill()
-        raise RuntimeError(f"emulator did not start: {line!r}")
-    return process, line.split(" ", 1)[1]
+def start_emulator(*args: str, env: dict[str, str] | None = None) -> tuple[EmulatorProcess, str]:
+    """An emulator process on a free port (`--quiet --exit-with-parent` and `args`), and its URL."""
+    emulator = EmulatorProcess(*args, env=env)
+    return emulator, emulator.url
 
 
-def stop_emulator(process: subprocess.Popen[str]) -> int:
+def stop_emulator(process: EmulatorProcess | subprocess.Popen[str]) -> int:
+    """SIGTERM, and the exit status (a process started some other way too)."""
+    if isinstance(process, EmulatorProcess):
+        return process.stop()
     process.send_signal(signal.SIGTERM)
     return process.wait(timeout=10)
 
@@ -120,7 +132,7 @@ class Client:
             connection.close()
         bare_path = path.split("?")[0]
         if bare_path.startswith(("/api/", "/o/")):
-            problems = response_problems(method, bare_path, reply.status, reply.headers, reply.body)
+            problems = answer_problems(method, bare_path, reply.status, reply.headers, reply.body)
             assert not problems, f"{method} {path} -> {reply.status}: {problems}\n{reply.body[:500]!r}"
         return reply
 

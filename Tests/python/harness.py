@@ -1,18 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0
 """Test harness: a real emulator process (one per pytest worker, reset before each test), and a
 delegate that records callbacks."""
-import json
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+EMULATOR_DIR = ROOT / "Emulator"
+if str(EMULATOR_DIR) not in sys.path:  # the emulator's package, `aepass`, from the source tree
+    sys.path.insert(0, str(EMULATOR_DIR))
+import aepass  # noqa: E402
+
+if Path(aepass.__file__).resolve().parent != EMULATOR_DIR / "aepass":
+    raise ImportError(f"aepass was imported from {aepass.__file__}, not from {EMULATOR_DIR}: an installed "
+                      "aepass-emulator's pytest plugin loaded it first; run pytest with -p no:aepass")
+from aepass.testing import EmulatorProcess, Headers  # noqa: E402,F401 - Headers: re-exported
 try:
     import accessenabler as ae  # the installed package (pip install ./Python: scripts/test.sh does)
 except ImportError:
@@ -85,89 +90,12 @@ WIRE = {
 }
 
 
-class Headers(dict):
-    """A request's headers as the emulator logged them, read by name without regard to case."""
-
-    def __init__(self, headers):
-        super().__init__((name.lower(), value) for name, value in headers.items())
-
-    def __getitem__(self, name):
-        return super().__getitem__(name.lower())
-
-    def __contains__(self, name):
-        return super().__contains__(name.lower())
-
-    def get(self, name, default=None):
-        return super().get(name.lower(), default)
-
-
-class Emulator:
-    """The Python emulator (Emulator/emulator.py) in a subprocess on port 0; its log goes to
-    $AE_EMULATOR_LOG_DIR. The suite shares one per worker (conftest.py) and resets it before each
-    test: `reset()` takes it back to the state it started in, settings and clock included."""
-
-    def __init__(self, *args):
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "Emulator/emulator.py"), "--port", "0", "--quiet", "--exit-with-parent",
-             *args],
-            stdout=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline().strip()
-        if not line.startswith("AE_EMULATOR_LISTENING "):
-            self.process.kill()
-            raise RuntimeError(f"emulator did not start: {line!r}")
-        self.url = line.split(" ", 1)[1]
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=10)
-
-    def alive(self):
-        return self.process.poll() is None
-
-    def reset(self):
-        """Forgets every client, token, profile, fault, log entry … and restores the settings the
-        emulator started with and its clock (POST /_emulator/reset {"config": true})."""
-        self.control("POST", "reset", {"config": True})
-
-    def advance_clock(self, ms):
-        """Virtual time: the emulator's now moves `ms` forward (what expires in that time, expires).
-        The SDK sees it in the `Date` of the next answer it gets."""
-        return self.control("POST", "clock", {"advance_ms": int(ms)})
-
-    def control(self, method, name, payload=None):
-        data = None if payload is None else json.dumps(payload).encode()
-        request = urllib.request.Request(f"{self.url}/_emulator/{name}", data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.loads(response.read() or b"null")
-
-    def config(self, **settings):
-        return self.control("POST", "config", settings)
-
-    def log(self):
-        """API requests the emulator answered (pages excluded). Header names are looked up without regard
-        to case, as HTTP has them (a TLS front speaking HTTP/2 to the SDK forwards them lower-case)."""
-        entries = [e for e in self.control("GET", "log")["requests"] if e["operation"] not in (None, "page")]
-        for entry in entries:
-            entry["headers"] = Headers(entry.get("headers") or {})
-        return entries
-
-    def clear_log(self):
-        self.control("POST", "log/clear")
-
-    def operations(self):
-        return [e["operation"] for e in self.log()]
-
-    def login(self, code, **extra):
-        return self.control("POST", "login", {"code": code, **extra})
-
-    def faults(self, *faults):
-        """Replaces the emulator's fault list (none: clears it); returns it with its counters."""
-        return self.control("POST", "faults", {"faults": list(faults)})["faults"]
-
-    def fault_counts(self):
-        """[(matched, applied)] of each configured fault."""
-        return [(f["matched"], f["applied"]) for f in self.control("GET", "faults")["faults"]]
+class Emulator(EmulatorProcess):
+    """The Python emulator (`aepass.testing.EmulatorProcess`: `aepass-emulator serve` from Emulator/) in a
+    subprocess on port 0; its log goes to $AE_EMULATOR_LOG_DIR. The suite shares one per worker
+    (conftest.py) and resets it before each test: `reset()` takes it back to the state it started in,
+    settings and clock included. Every control call of the class is there (`config`, `faults`,
+    `fault_counts`, `login`, `advance_clock`, `log`, `clear_log`, `operations`, `control`, ...)."""
 
 
 class Recorder:

@@ -11,7 +11,7 @@ import binascii
 import json
 from typing import Any
 
-from .. import checks
+from .. import checks, jsontext
 from ..device import device_object
 from ..sessions import open_session
 from ..state import Session, State
@@ -57,7 +57,7 @@ def _application(state: State, session: Session) -> dict[str, Any] | None:
     client = state.clients.get(session.client_id)
     try:
         payload = client.software_statement.split(".")[1] if client else ""
-        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        claims = jsontext.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (IndexError, ValueError, binascii.Error):
         return None
     if not isinstance(claims, dict):

@@ -16,9 +16,9 @@ Where V1's docs are silent this follows the V2 emulation:
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Collection
 
+from .. import jsontext
 from ..catalog import Mvpd
 from ..state import V1_CLIENT, State, TempPassKey
 from ..temppass import identity_key
@@ -41,7 +41,7 @@ def subject(mvpd: Mvpd, device_id: str, generic_data: str | None) -> str:
         raise bad_request(f"the promotional TempPass {mvpd.id} needs generic_data, a JSON object such as "
                           f"{EXAMPLE_IDENTITY}")
     try:
-        identity = json.loads(generic_data)
+        identity = jsontext.loads(generic_data)
     except ValueError:
         identity = None
     if not isinstance(identity, dict) or not identity:

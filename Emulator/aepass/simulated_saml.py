@@ -1,0 +1,1 @@
+../../Python/accessenabler/simulated_saml.py
