@@ -7,13 +7,13 @@ Reads the request logs the emulator writes (`serve --log-file`, or `$AE_EMULATOR
   how many requests break Adobe's OpenAPI files (the request errata of openapi/NOTICE.md applied);
 - every violation, one line each (`aepass.validate`);
 - flow coverage: which steps of Adobe's documented flows the client exercised (STEPS below: the
-  REST API V2 registration, second-screen, profile, decision and logout steps, and the Apple,
-  platform identity and service token SSO cookbooks' steps).
+  REST API V2 registration, second-screen, profile, decision and logout steps, the Apple,
+  platform identity and service token SSO cookbooks' steps, and REST API V1's second-screen flow).
 
 Exit status, for another project's CI: 0 every request valid and every required step covered;
 1 some request breaks the contract; 3 a step named by --require was not exercised; 2 no API request
 in the logs. `--require` takes step ids, group names (`registration`, `second-screen`, `decisions`,
-`partner-sso`, `token-sso`), or `all`, comma-separated.
+`partner-sso`, `token-sso`, `v1`), or `all`, comma-separated.
 """
 
 from __future__ import annotations
@@ -32,10 +32,6 @@ from .validate import SPEC_DIR, is_api_entry, is_warm_up, read_log, validate_ent
 Entry = dict[str, Any]
 # The request-side errata the validator applies (the rest of NOTICE.md is about answers).
 REQUEST_ERRATA = ("E8", "E9", "E11", "E12", "E13")
-
-
-def _operation(name: str) -> Callable[[Entry], bool]:
-    return lambda entry: entry.get("operation") == name and _answered(entry)
 
 
 def _answered(entry: Entry) -> bool:
@@ -63,40 +59,52 @@ class Step:
     seen: Callable[[Entry], bool]
 
 
-STEPS: tuple[Step, ...] = (
-    Step("register", "registration", "register the application (DCR)", "DCR flow 1 (§8.1)",
-         _operation("processSoftwareStatementUsingPOST")),
-    Step("token", "registration", "obtain an access token", "DCR flow 2 (§8.1)",
-         _operation("generateAccessTokenUsingPOST")),
-    Step("configuration", "second-screen", "retrieve the configuration (MVPD list)", "§8.2 step 1, cookbook C.1",
-         _operation("handleRequestUsingGET")),
-    Step("session", "second-screen", "create an authentication session (registration code)", "§8.3 step 1",
-         _operation("createSessionUsingPOST")),
-    Step("poll", "second-screen", "poll the profile by code", "§8.3 step 2",
-         _operation("getProfileForCodeUsingGET_1")),
-    Step("code-check", "second-screen", "the secondary application checks or resumes the code",
-         "§8.3 step 3 (GET or POST sessions/{code})",
-         lambda e: e.get("operation") in ("getSessionStatusUsingGET_1", "resumeSessionUsingPOST") and _answered(e)),
-    Step("profiles", "second-screen", "retrieve the profiles (all, or one MVPD's)", "§8.4",
-         lambda e: e.get("operation") in ("getProfilesUsingGET_1", "getProfileForMvpdUsingGET") and _answered(e)),
-    Step("preauthorize", "decisions", "preauthorization decisions", "§8.4",
-         _operation("retrievePreAuthorizeDecisionsForMvpdUsingPOST_1")),
-    Step("authorize", "decisions", "authorization decision and media token", "§8.4",
-         _operation("retrieveAuthorizeDecisionsForMvpdUsingPOST")),
-    Step("logout", "decisions", "logout", "§8.4",
-         _operation("getLogoutForMvpdUsingGET")),
-    Step("partner-session", "partner-sso", "partner authentication request (sessions/sso)",
-         "Apple SSO cookbook (REST API V2) B/C", _operation("retrieveVerificationTokenUsingPOST")),
-    Step("partner-profile", "partner-sso", "partner profile from the SAML response (profiles/sso)",
-         "Apple SSO cookbook (REST API V2) B/C", _operation("createPartnerProfileUsingPOST")),
-    Step("partner-decision", "partner-sso", "a decision sent with AP-Partner-Framework-Status",
-         "Apple SSO cookbook (REST API V2) D",
-         lambda e: e.get("operation") in DECISIONS and _header(e, "AP-Partner-Framework-Status") and _answered(e)),
-    Step("platform-sso", "token-sso", "a request with a valid platform identity token",
-         "Amazon / Roku SSO cookbooks (REST API V2)", lambda e: _sso(e, "platformSSO")),
-    Step("service-token-sso", "token-sso", "a request with a valid AD-Service-Token",
-         "Service token SSO (REST API V2)", lambda e: _sso(e, "serviceTokenSSO")),
-)
+def _answered_to(*operations: str) -> Callable[[Entry], bool]:
+    return lambda entry: entry.get("operation") in operations and _answered(entry)
+
+
+def _decision_with_pfs(entry: Entry) -> bool:
+    return entry.get("operation") in DECISIONS and _header(entry, "AP-Partner-Framework-Status") and _answered(entry)
+
+
+# (id, group, title, where Adobe documents it, which requests exercise it)
+STEPS: tuple[Step, ...] = tuple(Step(*row) for row in (
+    ("register", "registration", "register the application (DCR)", "DCR flow 1 (§8.1)",
+     _answered_to("processSoftwareStatementUsingPOST")),
+    ("token", "registration", "obtain an access token", "DCR flow 2 (§8.1)", _answered_to("generateAccessTokenUsingPOST")),
+    ("configuration", "second-screen", "retrieve the configuration (MVPD list)", "§8.2 step 1, cookbook C.1",
+     _answered_to("handleRequestUsingGET")),
+    ("session", "second-screen", "create an authentication session (registration code)", "§8.3 step 1",
+     _answered_to("createSessionUsingPOST")),
+    ("poll", "second-screen", "poll the profile by code", "§8.3 step 2", _answered_to("getProfileForCodeUsingGET_1")),
+    ("code-check", "second-screen", "the secondary application checks or resumes the code",
+     "§8.3 step 3 (GET or POST sessions/{code})", _answered_to("getSessionStatusUsingGET_1", "resumeSessionUsingPOST")),
+    ("profiles", "second-screen", "retrieve the profiles (all, or one MVPD's)", "§8.4",
+     _answered_to("getProfilesUsingGET_1", "getProfileForMvpdUsingGET")),
+    ("preauthorize", "decisions", "preauthorization decisions", "§8.4", _answered_to(DECISIONS[0])),
+    ("authorize", "decisions", "authorization decision and media token", "§8.4", _answered_to(DECISIONS[1])),
+    ("logout", "decisions", "logout", "§8.4", _answered_to("getLogoutForMvpdUsingGET")),
+    ("partner-session", "partner-sso", "partner authentication request (sessions/sso)",
+     "Apple SSO cookbook (REST API V2) B/C", _answered_to("retrieveVerificationTokenUsingPOST")),
+    ("partner-profile", "partner-sso", "partner profile from the SAML response (profiles/sso)",
+     "Apple SSO cookbook (REST API V2) B/C", _answered_to("createPartnerProfileUsingPOST")),
+    ("partner-decision", "partner-sso", "a decision sent with AP-Partner-Framework-Status",
+     "Apple SSO cookbook (REST API V2) D", _decision_with_pfs),
+    ("platform-sso", "token-sso", "a request with a valid platform identity token",
+     "Amazon / Roku SSO cookbooks (REST API V2)", lambda e: _sso(e, "platformSSO")),
+    ("service-token-sso", "token-sso", "a request with a valid AD-Service-Token",
+     "Service token SSO (REST API V2)", lambda e: _sso(e, "serviceTokenSSO")),
+    # REST API V1 (the "clientless" API), its second-screen flow (rest-api-v1.md §6.1, §5).
+    ("v1-mvpd-list", "v1", "provide the MVPD list (config)", "V1 §5.4", _answered_to("v1ProvideMvpdList")),
+    ("v1-regcode", "v1", "request a registration code", "V1 §5.1", _answered_to("v1RegistrationCodeRequest")),
+    ("v1-authn-token", "v1", "retrieve the authentication token", "V1 §5.8",
+     _answered_to("v1RetrieveAuthenticationToken")),
+    ("v1-preauthorize", "v1", "preauthorized resources", "V1 §5.13", _answered_to("v1Preauthorize")),
+    ("v1-authorize", "v1", "initiate authorization", "V1 §5.10", _answered_to("v1InitiateAuthorization")),
+    ("v1-media-token", "v1", "obtain a short media token", "V1 §5.12", _answered_to("v1ObtainShortMediaToken")),
+    ("v1-metadata", "v1", "user metadata", "V1 §5.16", _answered_to("v1UserMetadata")),
+    ("v1-logout", "v1", "initiate logout", "V1 §5.15", _answered_to("v1InitiateLogout")),
+))
 GROUPS = tuple(dict.fromkeys(step.group for step in STEPS))
 
 
@@ -148,6 +156,7 @@ def build(entries: Iterable[Entry], spec_dir: str = str(SPEC_DIR)) -> dict[str, 
     coverage = {s.id: sum(1 for e in api if s.seen(e)) for s in STEPS}
     return {
         "requests": len(api),
+        "warm_ups": sum(1 for e in api if is_warm_up(e)),
         "operations": {name: {**row, "statuses": dict(sorted(row["statuses"].items()))}
                        for name, row in sorted(operations.items())},
         "violations": violations,
@@ -177,7 +186,7 @@ def render(report: dict[str, Any], required: list[str]) -> str:
 
 
 def exit_status(report: dict[str, Any], required: list[str]) -> int:
-    if not report["requests"]:
+    if report["requests"] == report["warm_ups"]:  # no Adobe request at all
         return 2
     if report["violations"]:
         return 1

@@ -5,7 +5,8 @@ files and documented example exchanges), not from our SDK, our harnesses or the 
 if this flow passes, the emulator answers what Adobe documents, not only what our own reading
 of the docs expects.
 
-This file starts its own emulator process (it does not use conftest's fixtures), once per mode:
+This file starts its own emulator process (`aepass.testing.EmulatorProcess`, not conftest's
+fixtures), once per mode:
 `default` (Adobe's documented leniencies) and `strict` (`--strict`: everything the OpenAPI files
 mark required is required). The one thing not taken from Adobe's pages is the test glue that
 completes the MVPD login: `POST /_emulator/login {"code"}` (the emulator's control API).
@@ -15,12 +16,9 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import select
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -30,8 +28,9 @@ sys.path.insert(0, str(HERE))
 
 from independent_client.adobe_pass_v2 import AdobePassError, AdobePassV2, decision_for  # noqa: E402
 
+from aepass.testing import EmulatorProcess  # noqa: E402 (the test glue, not the client)
+
 REPO = HERE.parent.parent
-EMULATOR = REPO / "Emulator" / "emulator.py"
 SERVICE_PROVIDER = "REF30"
 # Adobe's documented software statement (DCR "Retrieve client credentials" sample, the RFC 7591
 # example), joined into one line: a compact JWT, which is what the emulator accepts.
@@ -58,48 +57,15 @@ MODES = {"default": [], "strict": ["--strict"]}
 DENIED_RESOURCE = "PREMIUM-DENIED"
 
 
-class Emulator:
+class Emulator(EmulatorProcess):
+    """The emulator in one mode (`aepass.testing.EmulatorProcess`), logging its requests to a file."""
+
     def __init__(self, mode: str, tmp: Path):
         self.mode = mode
         self.log_file = tmp / f"requests-{mode}.jsonl"
-        self.stderr_file = tmp / f"stderr-{mode}.txt"
-        self._stderr = open(self.stderr_file, "wb")
-        args = [sys.executable, str(EMULATOR), "--port", "0", "--quiet", "--throttle", "off",
-                "--exit-with-parent", "--log-file", str(self.log_file), *MODES[mode]]
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr)
-        line = b""
-        deadline = time.monotonic() + 15
-        while not line.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stdout], [], [], 0.2)
-            if ready:
-                chunk = os.read(self.process.stdout.fileno(), 1)
-                if not chunk:
-                    break
-                line += chunk
-        text = line.decode().strip()
-        if not text.startswith("AE_EMULATOR_LISTENING "):
-            self.stop()
-            raise RuntimeError(f"emulator ({mode}) did not start: {text!r}; stderr: "
-                               f"{self.stderr_file.read_text(errors='replace')[-2000:]}")
-        self.base_url = text.split(" ", 1)[1]
-
-    def control(self, method: str, name: str, payload=None):
-        data = None if payload is None else json.dumps(payload).encode()
-        req = urllib.request.Request(f"{self.base_url}/_emulator/{name}", data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return json.loads(resp.read() or b"null")
-
-    def stop(self) -> int | None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._stderr.close()
-        return self.process.returncode
+        super().__init__("--throttle", "off", "--log-file", str(self.log_file), *MODES[mode])
+        self.base_url = self.url
+        self.started = self.stderr_mark()
 
 
 @pytest.fixture(scope="module", params=list(MODES))
@@ -275,7 +241,7 @@ def validate_logged_requests(emulator: Emulator, out_dir: Path) -> None:
     run = subprocess.run(validator_command(log), cwd=REPO / "Emulator", capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "Traceback" not in emulator.stderr_file.read_text(errors="replace")
+    assert "Traceback" not in emulator.stderr_since(emulator.started)
 
 
 def test_logged_requests_validate(emulator: Emulator, tmp_path: Path):

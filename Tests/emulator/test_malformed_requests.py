@@ -17,30 +17,25 @@ never show a Python traceback. Framing errors the HTTP layer answers itself (400
 431, 501, 505: HTML pages, as a front end sends) are not Adobe error bodies and are not checked as
 such.
 
-This file starts its own emulator process (no conftest fixtures).
+This file starts its own emulator process (`aepass.testing.EmulatorProcess`; no conftest fixtures).
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import os
 import random
 import re
-import select
 import socket
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-EMULATOR = HERE.parent.parent / "Emulator" / "emulator.py"
+from aepass.testing import EmulatorProcess
+
 SP = "REF30"
 MVPD = "Cablevision"
 # Any string shaped like a compact JWT (Emulator/README.md).
@@ -83,46 +78,16 @@ DCR_CODES = {"invalid_request", "invalid_redirect_uri", "invalid_software_statem
 
 # --- the emulator process ---------------------------------------------------------------------
 
-class Emulator:
-    def __init__(self, tmp: Path):
-        self.stderr_file = tmp / "stderr.txt"
-        self._stderr = open(self.stderr_file, "wb")
-        # Without --quiet: the access log and the HTTP layer's error lines go to stderr too, which
-        # helps reading a failure; tracebacks would show there.
-        self.process = subprocess.Popen(
-            [sys.executable, str(EMULATOR), "--port", "0", "--throttle", "off", "--exit-with-parent"],
-            stdout=subprocess.PIPE, stderr=self._stderr)
-        line = b""
-        deadline = time.monotonic() + 15
-        while not line.endswith(b"\n") and time.monotonic() < deadline:
-            if select.select([self.process.stdout], [], [], 0.2)[0]:
-                chunk = os.read(self.process.stdout.fileno(), 1)
-                if not chunk:
-                    break
-                line += chunk
-        text = line.decode().strip()
-        if not text.startswith("AE_EMULATOR_LISTENING "):
-            self.stop()
-            raise RuntimeError(f"emulator did not start: {text!r} {self.stderr()[-2000:]}")
-        url = urlsplit(text.split(" ", 1)[1])
+class Emulator(EmulatorProcess):
+    """The emulator (`aepass.testing.EmulatorProcess`, `--throttle off`), with the address the raw
+    sockets connect to and a V2 access token. Its stderr (per-request lines are off, tracebacks are
+    not) is read with `stderr_mark` / `stderr_since`."""
+
+    def __init__(self) -> None:
+        super().__init__("--throttle", "off")
+        url = urlsplit(self.url)
         self.host, self.port = url.hostname, url.port
         self.access_token = ""
-
-    def stderr(self) -> str:
-        return self.stderr_file.read_text(errors="replace")
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._stderr.close()
 
 
 # --- raw HTTP ---------------------------------------------------------------------------------
@@ -378,8 +343,8 @@ def access_token(emu: Emulator, client: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def emu(tmp_path_factory):
-    emulator = Emulator(tmp_path_factory.mktemp("malformed"))
+def emu():
+    emulator = Emulator()
     body = json.dumps({"software_statement": SOFTWARE_STATEMENT}).encode()
     reg = exchange(emulator, request_bytes("POST", "/o/client/register", [
         ("Content-Type", "application/json"), ("X-Device-Info", DEVICE_INFO), ("Connection", "close")], body))
@@ -390,8 +355,8 @@ def emu(tmp_path_factory):
 
 
 def traceback_problems(emu: Emulator, since: int) -> list[str]:
-    """A Python traceback the emulator wrote to stderr after offset `since`."""
-    text = emu.stderr()[since:]
+    """A Python traceback the emulator wrote to stderr after the mark `since`."""
+    text = emu.stderr_since(since)
     at = text.find("Traceback")
     if at < 0:
         return []
@@ -745,7 +710,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_malformed_request(emu: Emulator, case: Case):
-    since = len(emu.stderr())
+    since = emu.stderr_mark()
     payload = case.build(emu)
     started = time.monotonic()
     outcome = exchange(emu, payload, timeout=case.timeout, half_close=case.half_close, head=case.head,
@@ -856,7 +821,7 @@ def test_seeded_mutations(emu: Emulator):
     bases = base_requests(emu)
     failures: list[str] = []
     for n in range(MUTATIONS):
-        since = len(emu.stderr())
+        since = emu.stderr_mark()
         raw, ops = mutate(rng, rng.choice(bases))
         # Half-close: a request whose Content-Length now promises more than was sent ends at EOF
         # at once, instead of the emulator waiting for the rest (its own read timeout is tested above).

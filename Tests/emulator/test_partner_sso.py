@@ -271,7 +271,9 @@ def test_missing_parameters_fallback(api: Api) -> None:
     (pfs(provider="Comcast_SSO"), None),  # the MVPD id is not its platformMappingId
     (pfs(expiration="1000"), "Cablevision"),
     (pfs(expiration="soon"), "Cablevision"),
-])
+], ids=["missing", "not-base64", "not-json", "not-an-object", "no-access-status", "denied", "restricted",
+        "not-determined", "adobe-sample-denied", "no-provider", "unknown-provider", "mvpd-id-not-mapping-id",
+        "expired", "expiry-not-a-number"])  # fixed ids: the headers hold times, and pytest-xdist's workers must agree
 def test_pfs_fallback(api: Api, header: str | None, mvpd: str | None) -> None:
     token = api.new_access_token()
     answer = sso_session(api, token, header).json

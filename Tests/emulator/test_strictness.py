@@ -10,7 +10,7 @@ import pytest
 
 from aepass.config import ConfigError, default_config, merged
 from aepass.strictness import SWITCHES
-from conftest import Api
+from emulator_testkit import Api
 from emulator_testkit import EMULATOR_DIR
 
 

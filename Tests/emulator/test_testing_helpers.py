@@ -48,6 +48,27 @@ def test_a_silent_process_times_out() -> None:
         process_module.BOOT = original
 
 
+def test_stderr_marks_count_lines_past_the_kept_tail() -> None:
+    """`stderr_since(mark)`: the lines after the mark that the last-200 tail still holds."""
+    emulator = EmulatorProcess("--throttle", "off")
+    try:
+        emulator.stop()
+        emulator._stderr.clear()  # the stopped process's reader has ended: feed lines as it does
+        emulator._stderr_lines = 0
+        for n in range(250):
+            emulator._stderr.append(f"line {n}\n")
+            emulator._stderr_lines += 1
+            if n == 9:
+                early = emulator.stderr_mark()
+        late = emulator.stderr_mark() - 3
+        assert emulator.stderr_since(late) == "line 247\nline 248\nline 249\n"
+        assert emulator.stderr_since(emulator.stderr_mark()) == ""
+        kept = emulator.stderr_since(early)  # 240 lines after the mark; the tail keeps 200
+        assert kept.startswith("line 50\n") and kept.count("\n") == 200
+    finally:
+        emulator._reap()
+
+
 def test_control_calls(api: Api, emulator_process: EmulatorProcess) -> None:
     control = Control(emulator_process.url + "/")
     assert control.url == emulator_process.url

@@ -60,6 +60,7 @@ class EmulatorProcess(Control):
 
     def _start(self) -> str:
         self._stderr.clear()
+        self._stderr_lines = 0
         self.process = subprocess.Popen(serve_command(*self.args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         encoding="utf-8", errors="replace", env=self.env)
         self._stderr_reader = threading.Thread(target=self._copy_stderr, args=(self.process,), daemon=True,
@@ -101,6 +102,7 @@ class EmulatorProcess(Control):
         assert process.stderr is not None
         for line in process.stderr:
             self._stderr.append(line)
+            self._stderr_lines += 1
             try:
                 os.write(2, line.encode("utf-8", "replace"))
             except OSError:
@@ -109,6 +111,16 @@ class EmulatorProcess(Control):
     def stderr_tail(self) -> str:
         """The last lines (up to 200) the emulator wrote to its stderr."""
         return "".join(self._stderr)
+
+    def stderr_mark(self) -> int:
+        """How many lines the emulator has written to its stderr so far: a mark for `stderr_since`."""
+        return self._stderr_lines
+
+    def stderr_since(self, mark: int) -> str:
+        """The stderr lines written after `mark` (those of the last 200 that are still kept), e.g. to
+        check that a request left no traceback."""
+        lines = list(self._stderr)
+        return "".join(lines[max(0, len(lines) - (self._stderr_lines - mark)):])
 
     @property
     def pid(self) -> int:
