@@ -102,6 +102,8 @@ extern "C" {
  *  @brief The host's own HTTP stack instead of libcurl. */
 /** @defgroup store Token store
  *  @brief Where the store lives, its key, its checks, and how it was found. */
+/** @defgroup diagnostics Diagnostics
+ *  @brief What accessenabler-diag asks of a store and of the network, without a client (since 1.5). */
 /** @defgroup errors Errors and strings
  *  @brief Status codes, the last error's message, strings the library returns. */
 /** @defgroup abi ABI
@@ -137,7 +139,7 @@ extern "C" {
 
 
 #define AE_VERSION_MAJOR 1 /**< The header's major version: the ABI major (SONAME libaccessenabler.so.1). */
-#define AE_VERSION_MINOR 4 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
+#define AE_VERSION_MINOR 5 /**< The header's minor version: a minor release only adds to the ABI (docs/ABI.md). */
 #define AE_VERSION_PATCH 0 /**< The header's patch version: no change to the ABI. */
 /** The header's version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define AE_VERSION_NUMBER (AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH)
@@ -1059,6 +1061,147 @@ enum {
  * @callbacks none.
  */
 AE_API int32_t ae_client_store_status(ae_client *client, int32_t *out_status);
+
+/** @} */
+
+/** @addtogroup diagnostics
+ * @{ */
+
+/* ============================================================================================
+ * Diagnostics (since 1.5): what the SDK's tool accessenabler-diag (Tools/diag/) asks, for a
+ * support engineer on one box. No client is made: each function opens the store, or makes its
+ * request, itself, and blocks until it is done. Reports never hold a secret (client secret,
+ * access token, profile attributes, SAML, media tokens, SSO tokens, the store key).
+ * ============================================================================================ */
+
+/** What stopped a diagnostic (`*out_problem` of the ae_diag_* functions); accessenabler-diag exits
+    with this number. 2 is not used (the tool's usage error). Since 1.5. */
+enum {
+    AE_DIAG_OK = 0,                /**< nothing: the report is complete */
+    AE_DIAG_FAILED = 1,            /**< another failure (the report's message says which) */
+    AE_DIAG_STORE_MISSING = 3,     /**< no file at storage_path */
+    AE_DIAG_STORE_UNSAFE = 4,      /**< the store, or its -wal or -shm, is a symbolic link, not a regular file, or
+                                        owned by another user than the caller's effective user: refused, as
+                                        ae_client_create() refuses it */
+    AE_DIAG_STORE_LOCKED = 5,      /**< another process held the store's write lock for longer than
+                                        AE_DIAG_BUSY_TIMEOUT_MS (ae_diag_logout only: reads never wait) */
+    AE_DIAG_STORE_CORRUPT = 6,     /**< not an SQLite database, damaged (PRAGMA quick_check), or no store schema */
+    AE_DIAG_STORE_NEWER = 7,       /**< a store schema newer than this library's: written by a newer SDK */
+    AE_DIAG_STORE_KEY = 8,         /**< the app's records are sealed and the key given is not theirs, or no key was given */
+    AE_DIAG_STORE_UNREADABLE = 9,  /**< the store cannot be read (permissions, I/O) */
+    AE_DIAG_CONFIGURATION = 10,    /**< a field the diagnostic needs is missing or wrong (base_url, ca_file, pins, proxy) */
+    AE_DIAG_DNS = 11,              /**< doctor: the host name (or the proxy's) does not resolve */
+    AE_DIAG_TCP = 12,              /**< doctor: no connection (refused, unreachable, timed out) */
+    AE_DIAG_TLS = 13,              /**< doctor: the TLS handshake or verification failed (CA, host name, pin, version) */
+    AE_DIAG_CERTIFICATE = 14,      /**< doctor: the server's certificate is expired or not yet valid on the box's clock */
+    AE_DIAG_SERVICE = 15           /**< doctor: the answer is not Adobe Pass's (5xx, a captive portal, the wrong host) */
+};
+
+/** The report's form (the `format` argument of the ae_diag_* functions). Since 1.5. */
+enum {
+    AE_DIAG_FORMAT_TEXT = 0, /**< lines for a console (UTF-8, no trailing newline) */
+    AE_DIAG_FORMAT_JSON = 1  /**< one JSON object; on a problem {"ok": false, "problem", "message"} */
+};
+
+/** How long ae_diag_logout() waits for another process's write to the store (ms). Since 1.5. */
+#define AE_DIAG_BUSY_TIMEOUT_MS 5000
+
+/**
+ * The store's status without a client: the apps registered (when, with which client id; never
+ * the client secret), the access token's expiry, per requestor the selected provider, the profiles
+ * per MVPD and the single sign-on profiles with their expiry on Adobe's clock (the store's anchor of
+ * Adobe's clock for this boot) and on the box's, the authorizations' expiries, the store's schema
+ * and state. JSON keys: "ok", "store" {"path", "schema_version", "library_schema_version", "in_use",
+ * "open_to_others", "encrypted"}, "clock" {"box", "adobe", "skew_ms", "latest_server_time"}, "apps"
+ * [{"app", "api", "encrypted", "base_url", "client_id", "registered_at", "registration_age_s",
+ * "access_token_expires_at", "requestors" [{"requestor", "selected_provider", "configuration_fetched_at",
+ * "profiles_synced_at", "profiles", "sso_profiles", "authorizations"}]}] (an expiry: {"at", "valid",
+ * "left_adobe_s", "left_box_s", "at_box_clock"}; times ISO 8601 UTC). Later releases may add keys.
+ *
+ * The store is read without a byte of it changing: never created, migrated, recovered, repaired or
+ * checkpointed, no -wal or -shm written (a store in use by a process is read from a private copy).
+ *
+ * @param[in] config   Read: storage_path (required), store_key / store_key_length (a sealed store),
+ *                     software_statement (optional: only that app's records). Other fields are ignored.
+ *                     Not NULL; any version.
+ * @param format       AE_DIAG_FORMAT_TEXT or AE_DIAG_FORMAT_JSON.
+ * @param[out] out_report   Receives the report (on a problem: the message saying what and why). Not NULL.
+ * @param[out] out_problem  Receives AE_DIAG_OK or the AE_DIAG_* that stopped it. Not NULL.
+ * @return AE_OK (the report is made, whatever the problem); AE_E_INVALID_ARG (NULL, an unknown format,
+ *         a bad field); AE_E_UNSUPPORTED_VERSION (config). Then `*out_report` is NULL.
+ * @ownership `*out_report` is owned by the caller; free it with ae_string_free().
+ * @thread any; blocks while it reads the store (milliseconds).
+ * @callbacks none.
+ */
+AE_API int32_t ae_diag_store_status(const ae_config *config, int32_t format, char **out_report, int32_t *out_problem);
+
+/**
+ * Logs one requestor out on this box, in a store another process (the app) may be using at that
+ * moment: removes the requestor's profiles, authorization expiries and selected provider, as the
+ * library's own logout removes them, in one SQLite IMMEDIATE transaction (a write of the app in
+ * progress is waited for, up to AE_DIAG_BUSY_TIMEOUT_MS); the app reads the change at its next call.
+ * Adobe is not called: its session ends when it expires. The store is never created, migrated or
+ * recovered; a sealed app's records are changed only with its key. JSON keys: "ok", "requestor",
+ * "profiles_removed", "authorizations_removed", "selected_provider_removed".
+ *
+ * @param[in] config   As for ae_diag_store_status(). Not NULL.
+ * @param requestor_id The requestor id. Not NULL, not empty.
+ * @param format       AE_DIAG_FORMAT_TEXT or AE_DIAG_FORMAT_JSON.
+ * @param[out] out_report   Receives the report. Not NULL.
+ * @param[out] out_problem  Receives AE_DIAG_OK or the AE_DIAG_* that stopped it (nothing changed then). Not NULL.
+ * @return AE_OK; AE_E_INVALID_ARG; AE_E_UNSUPPORTED_VERSION. Then `*out_report` is NULL.
+ * @ownership `*out_report` is owned by the caller; free it with ae_string_free().
+ * @thread any; blocks (at most about AE_DIAG_BUSY_TIMEOUT_MS).
+ * @callbacks none.
+ */
+AE_API int32_t ae_diag_logout(const ae_config *config, const char *requestor_id, int32_t format, char **out_report,
+                              int32_t *out_problem);
+
+/**
+ * Checks the way to Adobe Pass as a client with this config would take it: the base URL and TLS
+ * options (configuration), the name (dns), the connection (tcp), the handshake with ca_file, ca_path,
+ * ca_mode, pinned_public_keys, min_tls_version, proxy and proxy_from_environment (tls), the server
+ * certificate's expiry (certificate: a warning under 14 days), Adobe's clock against the box's from the
+ * Date header (clock: a warning beyond 60 s), and one harmless request (adobe: the requestor's
+ * configuration asked without an access token, which Adobe refuses with an Enhanced Error Code; no
+ * side effect). Each step is timed (libcurl's clocks); the first failing step stops it. JSON keys:
+ * "ok", "problem", "steps" [{"name", "state" ("ok", "warning", "failed", "skipped"), "ms", "detail"}].
+ *
+ * @param[in] config   Read: base_url (required), api_generation, ca_file, ca_path, ca_mode,
+ *                     pinned_public_keys, min_tls_version, proxy, proxy_from_environment,
+ *                     connect_timeout_ms, request_timeout_ms. Not NULL.
+ * @param requestor_id The requestor id in the request's path, or NULL ("accessenabler-diag").
+ * @param format       AE_DIAG_FORMAT_TEXT or AE_DIAG_FORMAT_JSON.
+ * @param[out] out_report   Receives the report. Not NULL.
+ * @param[out] out_problem  Receives AE_DIAG_OK or the failing step's AE_DIAG_CONFIGURATION, _DNS, _TCP,
+ *                          _TLS, _CERTIFICATE or _SERVICE. Not NULL.
+ * @return AE_OK; AE_E_INVALID_ARG; AE_E_UNSUPPORTED_VERSION. Then `*out_report` is NULL.
+ * @ownership `*out_report` is owned by the caller; free it with ae_string_free().
+ * @thread any; blocks up to connect_timeout_ms + request_timeout_ms.
+ * @callbacks none.
+ */
+AE_API int32_t ae_diag_doctor(const ae_config *config, const char *requestor_id, int32_t format, char **out_report,
+                              int32_t *out_problem);
+
+/**
+ * A support bundle: one JSON object to attach to a ticket, without secrets: "bundle_version",
+ * "created_at", "versions" {"library", "store_schema", "libcurl", "sqlite"}, "config" (the fields
+ * given, the store key and software statement only as "…_given" booleans, a proxy's user information
+ * masked), "store" (ae_diag_store_status()'s JSON, or {"ok": false, "problem", "message"}),
+ * "recent_failures" (the newest first: {"at", "app", "api", "level", "error_id", "message"}: the
+ * failures the library reported to callbacks, which it keeps in the store, at most 20), "metrics"
+ * (the metrics snapshots the library stored, per app, {"updated_at", "value"}, or null).
+ *
+ * @param[in] config      As for ae_diag_store_status(), plus the fields ae_diag_doctor() reads (reported, not used). Not NULL.
+ * @param max_failures    The most recent failures to include (0 up to 20; more is 20).
+ * @param[out] out_report  Receives the JSON. Not NULL.
+ * @param[out] out_problem Receives AE_DIAG_OK or the store's problem (the bundle is made all the same). Not NULL.
+ * @return AE_OK; AE_E_INVALID_ARG (a NULL, a negative max_failures); AE_E_UNSUPPORTED_VERSION.
+ * @ownership `*out_report` is owned by the caller; free it with ae_string_free().
+ * @thread any; blocks while it reads the store.
+ * @callbacks none.
+ */
+AE_API int32_t ae_diag_bundle(const ae_config *config, int32_t max_failures, char **out_report, int32_t *out_problem);
 
 /** @} */
 

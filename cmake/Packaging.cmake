@@ -12,11 +12,15 @@
 #   libaccessenabler-dev         Development: the header, the libaccessenabler.so link, the CMake package,
 #                                the pkg-config file, the documentation (and the API reference, HTML and man
 #                                pages, when built: AE_API_DOCS); Depends on the exact runtime version
+#   accessenabler-tools          Tools (BUILD_TOOLS): the diagnostics tool /usr/bin/accessenabler-diag and its
+#                                man page (section 1); a library package carries no program (Debian policy
+#                                8.2). Depends: dpkg-shlibdeps' (libc6) and the runtime of this version or later
 # Each has /usr/share/doc/<package>/copyright (DEP-5, packaging/debian/copyright) and changelog.Debian.gz
 # (packaging/debian/changelog, gzip -9n). cmake/DebianPackageFiles.cmake adds those to CPack's staged tree
 # and writes the control files (CPACK_PRE_BUILD_SCRIPTS), so a plain `cmake --install` has none of them.
 set(AE_DEB_RUNTIME_PACKAGE "libaccessenabler${AE_SOVERSION}")
 set(AE_DEB_DEV_PACKAGE "libaccessenabler-dev")
+set(AE_DEB_TOOLS_PACKAGE "accessenabler-tools")
 set(AE_DEB_REVISION "1" CACHE STRING "Debian revision of the packages (VERSION-REVISION; packaging/debian/changelog)")
 set(AE_PACKAGE_MAINTAINER "AccessEnabler for Linux maintainers <maintainers@users.noreply.a-seed-78b5c114.example>"
     CACHE STRING "The packages' Maintainer field")
@@ -62,6 +66,9 @@ set(CPACK_STRIP_FILES ON) # the library: strip --strip-unneeded (CMakeLists.txt'
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL Runtime Development)
+if(BUILD_TOOLS)
+    list(APPEND CPACK_COMPONENTS_ALL Tools)
+endif()
 
 # Description lines stay under 80 characters (lintian); an empty line is a paragraph break.
 set(_ae_summary "Adobe Pass AccessEnabler API for Linux set-top boxes")
@@ -111,11 +118,30 @@ This package contains the C header accessenabler.h, the CMake package
 (find_package(AccessEnabler)), the pkg-config file (accessenabler) and the
 ${_ae_docs_note}")
 
+set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME "${AE_DEB_TOOLS_PACKAGE}")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
+# The tool uses the functions of this release (node AE_${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}): this
+# runtime or a later one. dpkg-shlibdeps finds the library in the build tree (-l) and adds libc6.
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${AE_DEB_RUNTIME_PACKAGE} (>= ${PROJECT_VERSION})")
+list(APPEND CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${AE_STAGE_DIR}")
+set(CPACK_DEBIAN_TOOLS_DESCRIPTION "${_ae_summary} (diagnostics tool)
+${_ae_about}
+
+This package contains accessenabler-diag, for a support engineer on a box:
+the token store's status (who is signed in, until when, with which
+provider), a logout of one requestor, a check of the way to Adobe Pass
+(DNS, TCP, TLS, certificate, clock, service) and a support bundle without
+secrets (man accessenabler-diag).")
+
 # What cmake/DebianPackageFiles.cmake needs (CPack passes every CPACK_* variable to it).
 set(CPACK_PRE_BUILD_SCRIPTS "${CMAKE_CURRENT_SOURCE_DIR}/cmake/DebianPackageFiles.cmake")
 set(CPACK_AE_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
 set(CPACK_AE_CONTROL_DIR "${AE_DEB_CONTROL_DIR}")
 set(CPACK_AE_PACKAGES "Runtime=${AE_DEB_RUNTIME_PACKAGE};Development=${AE_DEB_DEV_PACKAGE}")
+if(BUILD_TOOLS)
+    list(APPEND CPACK_AE_PACKAGES "Tools=${AE_DEB_TOOLS_PACKAGE}")
+endif()
 set(CPACK_AE_DEB_VERSION "${AE_DEB_VERSION}")
 set(CPACK_AE_LIBRARY "${CMAKE_INSTALL_LIBDIR}/${AE_REAL_NAME}")
 set(CPACK_AE_SONAME "${AE_SONAME}")

@@ -93,14 +93,7 @@ enum ConfigReader {
         settings.storeCheck = check
         settings.tls = try tls(config)
         // The key is copied last: nothing below throws, so ae_client_create wipes the copy (Sealer.wipe).
-        if let key = config.store_key {
-            guard config.store_key_length == Int(AE_STORE_KEY_LENGTH) else {
-                throw .invalidArgument("store_key_length must be \(AE_STORE_KEY_LENGTH), not \(config.store_key_length)")
-            }
-            settings.storeKey = Array(UnsafeBufferPointer(start: key, count: config.store_key_length))
-        } else if config.store_key_length != 0 {
-            throw .invalidArgument("store_key is NULL but store_key_length is \(config.store_key_length)")
-        }
+        settings.storeKey = try storeKey(config)
         if let log = config.log {
             let userData = HostPointer(raw: config.log_user_data)
             settings.logSink = { level, message in message.withCString { log(level.rawValue, $0, userData.raw) } }
@@ -108,8 +101,21 @@ enum ConfigReader {
         return settings
     }
 
+    /// The store key (a copy the caller wipes with `Sealer.wipe`), or nil.
+    static func storeKey(_ config: ae_config) throws(AccessEnablerError) -> [UInt8]? {
+        if let key = config.store_key {
+            guard config.store_key_length == Int(AE_STORE_KEY_LENGTH) else {
+                throw .invalidArgument("store_key_length must be \(AE_STORE_KEY_LENGTH), not \(config.store_key_length)")
+            }
+            return Array(UnsafeBufferPointer(start: key, count: config.store_key_length))
+        } else if config.store_key_length != 0 {
+            throw .invalidArgument("store_key is NULL but store_key_length is \(config.store_key_length)")
+        }
+        return nil
+    }
+
     /// Version 5's TLS and proxy fields (0 / NULL in an older struct: libcurl's defaults).
-    private static func tls(_ config: ae_config) throws(AccessEnablerError) -> TLSOptions {
+    static func tls(_ config: ae_config) throws(AccessEnablerError) -> TLSOptions {
         var tls = TLSOptions()
         tls.caFile = try CInput.optionalString(config.ca_file, "ca_file")
         tls.caPath = try CInput.optionalString(config.ca_path, "ca_path")
@@ -130,7 +136,7 @@ enum ConfigReader {
         return tls
     }
 
-    private static func positive(_ value: Int32, _ name: String, default fallback: Int) throws(AccessEnablerError) -> Int {
+    static func positive(_ value: Int32, _ name: String, default fallback: Int) throws(AccessEnablerError) -> Int {
         guard value >= 0 else { throw .invalidArgument("\(name) must not be negative") }
         return value == 0 ? fallback : Int(value)
     }

@@ -126,7 +126,13 @@ public final class AccessEnabler: @unchecked Sendable {
         let executor = RequestExecutor(
             transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
             serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis)
-        let sink = CallbackSink(queue: callbacks, logger: logger)
+        let scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
+        let sink = CallbackSink(queue: callbacks, logger: logger) { failure in
+            // On the engine thread, as the store's other writes; a failure to record is not the host's.
+            try? store.recordFailure(
+                scope, level: failure.isError ? "error" : "warning", errorID: failure.errorID, message: failure.line,
+                at: SystemClock().nowMillis())
+        }
         // The engine never needs the store key (the store's sealer holds its own copy): without it
         // here, the caller's copy is the only one left, which the C thunk then wipes in place.
         var engineSettings = settings
@@ -427,19 +433,32 @@ public final class AccessEnabler: @unchecked Sendable {
     }
 }
 
-/// Puts engine events on the callback thread; the failures among them go to the log as well.
+/// Puts engine events on the callback thread; the failures among them go to the log as well, and
+/// to the store's recent failures (what `accessenabler-diag bundle` shows a support engineer).
 private final class CallbackSink: EventSink, @unchecked Sendable {
     private let queue: any CallbackRunner
     private let logger: Logger
+    private let recorder: (@Sendable (Failure) -> Void)?
     weak var owner: AccessEnabler?
 
-    init(queue: any CallbackRunner, logger: Logger) {
+    /// A failure as logged: its level, AccessEnabler's error id (or the callback's name) and the line.
+    struct Failure {
+        var isError: Bool
+        var errorID: String
+        var line: String
+    }
+
+    init(queue: any CallbackRunner, logger: Logger, recorder: (@Sendable (Failure) -> Void)?) {
         self.queue = queue
         self.logger = logger
+        self.recorder = recorder
     }
 
     func emit(_ emission: Emission) {
-        Self.logFailure(emission.event, logger)
+        if let failure = Self.failure(emission.event) {
+            if failure.isError { logger.error(failure.line) } else { logger.warning(failure.line) }
+            recorder?(failure)
+        }
         queue.enqueue { [weak self] in self?.owner?.deliver(emission) }
     }
 
@@ -447,24 +466,27 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
     /// requestor id or a TLS failure left the log silent): the status that names it, with Adobe's
     /// code and action, and the callback that ends the call. The request it came from is logged by
     /// RequestExecutor. Never a token or secret: statuses and error strings carry none.
-    static func logFailure(_ event: Event, _ logger: Logger) {
+    static func failure(_ event: Event) -> Failure? {
         switch event {
         case .status(let status) where status.level != .info:
             var line = "\(status.errorID): \(status.message)"
             if let error = status.enhancedError {
                 line += " [\(error.code), status \(error.status), action \(error.action ?? "none")]"
             }
-            if status.level == .error { logger.error(line) } else { logger.warning(line) }
+            return Failure(isError: status.level == .error, errorID: status.errorID, line: line)
         case .setRequestorComplete(let value) where value != AccessEnablerStatus.success:
-            logger.error("setRequestor failed (the status before names why)")
+            return Failure(isError: true, errorID: "setRequestor", line: "setRequestor failed (the status before names why)")
         case .tokenRequestFailed(let resource, let code, let description):
-            logger.warning("authorization of \(resource) failed: \(code)\(description.isEmpty ? "" : ": \(description)")")
+            return Failure(
+                isError: false, errorID: code,
+                line: "authorization of \(resource) failed: \(code)\(description.isEmpty ? "" : ": \(description)")")
         case .setAuthenticationStatus(let value, let code) where value == 0 && code == AccessEnablerErrorCode.genericAuthentication:
-            logger.warning("authentication failed: \(code)")
+            return Failure(isError: false, errorID: code, line: "authentication failed: \(code)")
         case .preauthorizeResponse(let response, _):
-            if let status = response.status { logger.warning("preauthorize failed: \(status.code): \(status.message ?? "")") }
+            guard let status = response.status else { return nil }
+            return Failure(isError: false, errorID: status.code, line: "preauthorize failed: \(status.code): \(status.message ?? "")")
         default:
-            break
+            return nil
         }
     }
 }

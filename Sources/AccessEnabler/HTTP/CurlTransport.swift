@@ -152,7 +152,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     /// The bundle for CURLOPT_CAINFO_BLOB: ca_file, after the system's bundle unless only the given
     /// CAs are trusted. nil without ca_file (libcurl then reads its default bundle, or none).
-    private static func caBundle(_ tls: TLSOptions) -> UnsafeMutableRawBufferPointer? {
+    static func caBundle(_ tls: TLSOptions) -> UnsafeMutableRawBufferPointer? {
         guard let caFile = tls.caFile, let operator_ = SystemFile.read(caFile) else { return nil }
         var bundle: [UInt8] = []
         if tls.trustSystemStore, let path = Self.systemBundlePath, let system = SystemFile.read(path) {
@@ -424,9 +424,11 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         return true
     }
 
-    /// Whom to trust, the oldest version, the pins and the way out (TLSOptions).
-    private func applyTLS(_ easy: UnsafeMutableRawPointer) {
-        let tls = options.tls
+    private func applyTLS(_ easy: UnsafeMutableRawPointer) { Self.applyTLS(easy, options.tls, caBundle: caBundle) }
+
+    /// Whom to trust, the oldest version, the pins and the way out (TLSOptions); `caBundle` is
+    /// `caBundle(tls)`, which must outlive the handle (libcurl reads it in place).
+    static func applyTLS(_ easy: UnsafeMutableRawPointer, _ tls: TLSOptions, caBundle: UnsafeMutableRawBufferPointer?) {
         if let caBundle {
             _ = ccurl_setopt_blob(easy, CURLOPT_CAINFO_BLOB, caBundle.baseAddress, caBundle.count)
         } else if !tls.trustSystemStore {
@@ -454,7 +456,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     /// Why verification or the handshake failed: OpenSSL's verify result names the certificate
     /// problems; libcurl's own host name check and the rest are told by the code and its message.
-    private static func tlsCause(_ code: CURLcode, verifyResult: Int, message: String) -> TLSFailure.Cause {
+    static func tlsCause(_ code: CURLcode, verifyResult: Int, message: String) -> TLSFailure.Cause {
         switch code {
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return .pinnedKeyMismatch
         case CURLE_SSL_CACERT_BADFILE: return .caFileUnusable

@@ -53,10 +53,11 @@ final class SQLiteDatabase {
     /// this is never reached; it only bounds the memory).
     private static let maxCachedStatements = 64
 
-    init(path: String) throws(StoreError) {
+    /// Opens `path` read-write, created when missing; `flags` other than the default open it another
+    /// way (the diagnostics tool: an existing file only, or a `file:` URI read-only and immutable).
+    init(path: String, flags: Int32 = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX) throws(StoreError) {
         // Not SQLITE_OPEN_NOFOLLOW: it also refuses a link among the directories (/var/run → /run).
         // A link in place of the file itself is refused before (StoreFile).
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -39,6 +39,16 @@ enum StoreSchema {
         CREATE TABLE IF NOT EXISTS server_clock (id INTEGER PRIMARY KEY CHECK (id = 1), boot_id TEXT NOT NULL,
             server_ms INTEGER NOT NULL, boot_ms INTEGER NOT NULL, latest_server_ms INTEGER NOT NULL);
         """,
+        // 3: field diagnostics (issue 34): when the app registered (NULL: before version 3), the last
+        // failures that reached a callback (bounded: TokenStore.maxRecentFailures), and values a
+        // diagnostics tool reads by key (the key "metrics": a metrics snapshot as JSON text).
+        """
+        ALTER TABLE clients ADD COLUMN registered_at INTEGER;
+        CREATE TABLE IF NOT EXISTS recent_failures (id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL,
+            api TEXT NOT NULL, at INTEGER NOT NULL, level TEXT NOT NULL, error_id TEXT NOT NULL, message TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS diagnostics (app TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+            updated_at INTEGER NOT NULL, PRIMARY KEY (app, key));
+        """,
     ]
 
     static var version: Int { migrations.count }
@@ -46,7 +56,7 @@ enum StoreSchema {
     /// The tables whose rows belong to one app (cleared by AE_STORE_CHECK_CLEAR).
     static let appTables = [
         "clients", "access_tokens", "configurations", "profiles", "profile_syncs",
-        "selected_mvpds", "authorizations", "app_keys",
+        "selected_mvpds", "authorizations", "app_keys", "recent_failures", "diagnostics",
     ]
 
     /// Applies the missing migrations; returns the version the file had (0: new).

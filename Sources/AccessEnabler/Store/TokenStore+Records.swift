@@ -46,10 +46,11 @@ extension TokenStore {
                 try db.query("DELETE FROM profile_syncs WHERE app = ? AND api = ?", key)
                 try db.query("DELETE FROM authorizations WHERE app = ? AND api = ?", key)
                 try db.query(
-                    "INSERT OR REPLACE INTO clients (app, api, base_url, client_id, client_secret) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO clients (app, api, base_url, client_id, client_secret, registered_at) VALUES (?, ?, ?, ?, ?, ?)",
                     key + [
                         .text(baseURL), .text(credentials.clientID),
                         try sealed(credentials.clientSecret, ["clients", scope.app, scope.api]),
+                        .integer(SystemClock().nowMillis()),
                     ])
             }
         }

@@ -27,7 +27,7 @@ package struct StoreScope: Sendable, Hashable {
 /// written without a key (`sealPlaintext`).
 package final class TokenStore: Sendable {
     package static var schemaVersion: Int { StoreSchema.version }
-    private static let keyCheckText = "accessenabler-store-key"
+    static let keyCheckText = "accessenabler-store-key"
     private static let warnedUnencrypted = Locked<Set<String>>([])
     /// The columns that hold the app's secrets, and the columns of their record's key (after app).
     private static let sealedColumns: [(table: String, column: String, key: [String])] = [

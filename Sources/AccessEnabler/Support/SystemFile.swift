@@ -38,4 +38,20 @@ package enum SystemFile {
             if count < chunk.count { return ferror(file) == 0 ? bytes : nil }
         }
     }
+
+    /// Writes `bytes` to a new file `path` (O_EXCL: never an existing file or a link) with `mode`;
+    /// false (errno set) when it cannot.
+    package static func write(_ path: String, _ bytes: [UInt8], mode: mode_t) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
 }

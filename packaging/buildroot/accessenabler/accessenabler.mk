@@ -13,7 +13,7 @@
 # accessenabler-$(ACCESSENABLER_VERSION).tar.gz and checked against accessenabler.hash; never a branch
 # head. Set ACCESSENABLER_SITE to the project's forge or a mirror, or build a checkout with
 # ACCESSENABLER_OVERRIDE_SRCDIR in local.mk.
-ACCESSENABLER_VERSION = 1.4.0
+ACCESSENABLER_VERSION = 1.5.0
 ACCESSENABLER_SITE ?= https://git.example.com/accessenabler-linux/archive/v$(ACCESSENABLER_VERSION)
 ACCESSENABLER_LICENSE = Apache-2.0
 ACCESSENABLER_LICENSE_FILES = LICENSE
@@ -49,12 +49,14 @@ ACCESSENABLER_SWIFT_SDK = $(call qstrip,$(BR2_PACKAGE_ACCESSENABLER_SWIFT_SDK))
 ACCESSENABLER_SWIFTPM_ARGS = $(if $(ACCESSENABLER_SWIFT_SDK),--swift-sdk;$(ACCESSENABLER_SWIFT_SDK))
 
 # AE_API_DOCS=OFF: no API reference, even when the build host has doxygen (the target has no use for it).
+# BUILD_TOOLS=OFF: the diagnostics tool accessenabler-diag is not packaged by this recipe yet (the .debs have it).
 ACCESSENABLER_CONF_OPTS = \
 	-DSWIFT_EXECUTABLE=$(ACCESSENABLER_SWIFT) \
 	-DAE_SWIFTPM_ARGS="$(ACCESSENABLER_SWIFTPM_ARGS)" \
 	-DBUILD_TESTING=OFF \
 	-DBUILD_EXAMPLES=OFF \
-	-DAE_API_DOCS=OFF
+	-DAE_API_DOCS=OFF \
+	-DBUILD_TOOLS=OFF
 
 ifeq ($(BR2_PACKAGE_ACCESSENABLER_STATIC_SWIFT_RUNTIME),y)
 ACCESSENABLER_CONF_OPTS += -DAE_STATIC_SWIFT_RUNTIME=ON

@@ -118,6 +118,7 @@ ACCESSENABLER_STATIC_SWIFT_RUNTIME ??= "OFF"
 ACCESSENABLER_SWIFT ??= "${STAGING_DIR_NATIVE}/opt/usr/bin/swift"
 
 # AE_API_DOCS=OFF: no API reference (doxygen is no dependency of the image's build; the .debs have it).
+# BUILD_TOOLS=OFF: the diagnostics tool accessenabler-diag is not packaged by this recipe yet (the .debs have it).
 EXTRA_OECMAKE += " \
     -DSWIFT_EXECUTABLE=${ACCESSENABLER_SWIFT} \
     '-DAE_SWIFTPM_ARGS=--destination;${WORKDIR}/destination.json' \
@@ -126,6 +127,7 @@ EXTRA_OECMAKE += " \
     -DBUILD_TESTING=OFF \
     -DBUILD_EXAMPLES=OFF \
     -DAE_API_DOCS=OFF \
+    -DBUILD_TOOLS=OFF \
 "
 
 # The package split of the .debs (libaccessenabler1 / libaccessenabler-dev); the README and docs/*.md go to
