@@ -38,7 +38,9 @@ final class DoctorExchange {
     private static let maxBody = 65536
 
     init(url: String, doctor: Doctor) {
-        host = String(url.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" })
+        let authority = url.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
+        // The host without the port ("[::1]:443" → "[::1]").
+        host = String(authority.lastIndex(of: ":").map { authority[..<$0] }.flatMap { $0.hasSuffix("]") || !$0.contains(":") ? $0 : nil } ?? authority)
         guard let easy = curl_easy_init() else {
             code = CURLE_OUT_OF_MEMORY
             message = "curl_easy_init failed"

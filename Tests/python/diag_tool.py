@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0
+"""accessenabler-diag for the tests (test_diag_tool.py, test_diag_bad_input.py): the program CMake builds
+($AE_DIAG_TOOL, as scripts/test.sh's CMake package step installs it), else built here from Tools/diag as
+CMake builds it (its --help from help.txt by GenerateHelp.cmake, then the system C compiler with the same
+warnings) against the header and the library under test ($AE_LIBRARY)."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from harness import ROOT, ae
+
+
+def build(directory):
+    """The tool's path: $AE_DIAG_TOOL, or a build of Tools/diag in `directory`."""
+    given = os.environ.get("AE_DIAG_TOOL")
+    if given:
+        return Path(given)
+    directory = Path(directory)
+    version = ae.version()
+    subprocess.run(["cmake", f"-DHELP_TEXT={ROOT / 'Tools/diag/help.txt'}", f"-DOUTPUT_DIR={directory}",
+                    f"-DVERSION={version}", "-P", str(ROOT / "Tools/diag/GenerateHelp.cmake")], check=True)
+    library = Path(ae.LIBRARY_PATH).resolve()
+    tool = directory / "accessenabler-diag"
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run([compiler, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-D_FORTIFY_SOURCE=2",
+                    "-I", str(ROOT / "Include"), "-I", str(directory), str(ROOT / "Tools/diag/accessenabler-diag.c"),
+                    str(library), f"-Wl,-rpath,{library.parent}", "-o", str(tool)], check=True)
+    return tool
+
+
+class Tool:
+    """Runs the tool; keeps every output (stdout and stderr of every run) for the redaction check."""
+
+    def __init__(self, path):
+        self.path = path
+        self.outputs = []
+
+    def run(self, *args, timeout=60):
+        result = subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                                env={**os.environ, "AE_STORE": ""})
+        self.outputs += [result.stdout, result.stderr]
+        return result
+
+    def json(self, *args, status=0):
+        result = self.run(*args)
+        assert result.returncode == status, (result.returncode, result.stdout, result.stderr)
+        return json.loads(result.stdout)
+
+
+def hashes(store):
+    """The SHA-256 of the store and of its -wal and -shm (None: absent), and the names beside it."""
+    store = Path(store)
+    found = {}
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(f"{store}{suffix}")
+        found[suffix or "db"] = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    found["directory"] = sorted(p.name for p in store.parent.iterdir())
+    return found
