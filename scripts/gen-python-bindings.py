@@ -50,6 +50,7 @@ SCALARS = {
     "void *": "c_void_p",
     "const char *": "c_char_p",
     "char *": "c_void_p",
+    "char **": "ctypes.POINTER(c_void_p)",  # an owned string out (ae_diag_*): freed with ae_string_free
     "const char *const *": "ctypes.POINTER(c_char_p)",
 }
 BANNER = """\

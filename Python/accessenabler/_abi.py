@@ -7,11 +7,11 @@ Imported by the package (accessenabler/__init__.py), which loads the library; th
 so that the partner simulator (accessenabler/partner.py) can use it outside the package too."""
 import ctypes
 
-__version__ = "1.4.0"  # AE_VERSION_MAJOR.AE_VERSION_MINOR.AE_VERSION_PATCH
+__version__ = "1.5.0"  # AE_VERSION_MAJOR.AE_VERSION_MINOR.AE_VERSION_PATCH
 
 # --- constants (#define and enum), in the header's order ------------------------------------------
 AE_VERSION_MAJOR = 1
-AE_VERSION_MINOR = 4
+AE_VERSION_MINOR = 5
 AE_VERSION_PATCH = 0
 AE_VERSION_NUMBER = AE_VERSION_MAJOR * 10000 + AE_VERSION_MINOR * 100 + AE_VERSION_PATCH
 AE_OK = 0
@@ -133,6 +133,28 @@ AE_STORE_RECOVERED = 3
 AE_STORE_CLEARED = 4
 AE_STORE_UPGRADED = 5
 AE_STORE_MODE_REPAIRED = 6
+
+# What stopped a diagnostic (`*out_problem` of the ae_diag_* functions); accessenabler-diag exits with this number.
+AE_DIAG_OK = 0
+AE_DIAG_FAILED = 1
+AE_DIAG_STORE_MISSING = 3
+AE_DIAG_STORE_UNSAFE = 4
+AE_DIAG_STORE_LOCKED = 5
+AE_DIAG_STORE_CORRUPT = 6
+AE_DIAG_STORE_NEWER = 7
+AE_DIAG_STORE_KEY = 8
+AE_DIAG_STORE_UNREADABLE = 9
+AE_DIAG_CONFIGURATION = 10
+AE_DIAG_DNS = 11
+AE_DIAG_TCP = 12
+AE_DIAG_TLS = 13
+AE_DIAG_CERTIFICATE = 14
+AE_DIAG_SERVICE = 15
+
+# The report's form (the `format` argument of the ae_diag_* functions).
+AE_DIAG_FORMAT_TEXT = 0
+AE_DIAG_FORMAT_JSON = 1
+AE_DIAG_BUSY_TIMEOUT_MS = 5000
 AE_DISPATCH_MAX_CALLBACKS = 1000
 
 # Kinds of single sign-on token (ae_set_identity_token; docs/PLATFORM-SSO.md).
@@ -400,6 +422,13 @@ _SIGNATURES = {
     "ae_client_create": (c_int32, [ctypes.POINTER(Config), ctypes.POINTER(Delegate), ctypes.POINTER(_CLIENT)]),
     "ae_client_destroy": (None, [_CLIENT]),
     "ae_client_store_status": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
+    "ae_diag_store_status": (c_int32, [ctypes.POINTER(Config), c_int32, ctypes.POINTER(c_void_p),
+                                       ctypes.POINTER(c_int32)]),
+    "ae_diag_logout": (c_int32, [ctypes.POINTER(Config), c_char_p, c_int32, ctypes.POINTER(c_void_p),
+                                 ctypes.POINTER(c_int32)]),
+    "ae_diag_doctor": (c_int32, [ctypes.POINTER(Config), c_char_p, c_int32, ctypes.POINTER(c_void_p),
+                                 ctypes.POINTER(c_int32)]),
+    "ae_diag_bundle": (c_int32, [ctypes.POINTER(Config), c_int32, ctypes.POINTER(c_void_p), ctypes.POINTER(c_int32)]),
     "ae_client_event_fd": (ctypes.c_int, [_CLIENT]),
     "ae_client_dispatch": (c_int32, [_CLIENT, ctypes.POINTER(c_int32)]),
     "ae_set_options": (c_int32, [_CLIENT, c_char_p]),

@@ -223,7 +223,8 @@ else
 fi
 
 # One naming scheme (docs/DECISIONS.md): AccessEnabler's calls keep AccessEnabler's names; every
-# other function is ae_<object>_<verb>, its object one of the header's types or global objects.
+# other function is ae_<object>_<verb>, its object one of the header's types or global objects (diag: the
+# diagnostics of 1.5, which take a config but make no client).
 accessenabler_calls='set_options set_requestor check_authentication get_authentication set_selected_provider
     get_selected_provider check_authorization get_authorization check_preauthorized_resources get_metadata
     logout handle_external_url preauthorize
@@ -233,7 +234,7 @@ accessenabler_calls='set_options set_requestor check_authentication get_authenti
 # line: the calls with typed arguments, each named after its call; all 1.4)
 objects='client config delegate partner_framework partner_request http_transport http_request identity_provider
     identity_request string status payload callback
-    version last_error'
+    version last_error diag'
 misnamed=""
 while read -r name; do
     call=${name#ae_} fits=""

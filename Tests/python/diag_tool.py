@@ -3,11 +3,11 @@
 ($AE_DIAG_TOOL, as scripts/test.sh's CMake package step installs it), else built here from Tools/diag as
 CMake builds it (its --help from help.txt by GenerateHelp.cmake, then the system C compiler with the same
 warnings) against the header and the library under test ($AE_LIBRARY)."""
-import hashlib
 import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from harness import ROOT, ae
@@ -50,12 +50,20 @@ class Tool:
         return json.loads(result.stdout)
 
 
+HASHES = """import hashlib, json, os, sys
+store = sys.argv[1]
+found = {}
+for suffix in ("", "-wal", "-shm"):
+    path = store + suffix
+    found[suffix or "db"] = hashlib.sha256(open(path, "rb").read()).hexdigest() if os.path.exists(path) else None
+found["directory"] = sorted(os.listdir(os.path.dirname(store)))
+print(json.dumps(found))
+"""
+
+
 def hashes(store):
-    """The SHA-256 of the store and of its -wal and -shm (None: absent), and the names beside it."""
-    store = Path(store)
-    found = {}
-    for suffix in ("", "-wal", "-shm"):
-        path = Path(f"{store}{suffix}")
-        found[suffix or "db"] = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
-    found["directory"] = sorted(p.name for p in store.parent.iterdir())
-    return found
+    """The SHA-256 of the store and of its -wal and -shm (None: absent), and the names beside it. Read by a
+    process of its own: closing a descriptor of a file drops every POSIX lock this process holds on it,
+    SQLite's locks of the clients a test has open among them."""
+    result = subprocess.run([sys.executable, "-c", HASHES, str(store)], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)

@@ -193,7 +193,8 @@ int main(int argc, char **argv) {
                   : strcmp(options.command, "bundle") == 0 ? 4
                                                            : 0;
     if (command == 0) return usage("unknown command", options.command);
-    if (command != 3 && !options.store && !(options.store = getenv("AE_STORE"))) {
+    if (!options.store && getenv("AE_STORE") && *getenv("AE_STORE")) options.store = getenv("AE_STORE");
+    if (command != 3 && !options.store) {
         return usage("no store: give --store PATH (or set AE_STORE)", NULL);
     }
     if (command == 2 && !options.requestor) return usage("logout needs --requestor ID", NULL);

@@ -62,14 +62,14 @@ package enum StoreLogout {
         }
     }
 
-    /// The apps whose records may be changed: every app of the store (or the one given), each
-    /// sealed one only with its key, as the library would open it.
+    /// The apps whose records may be changed: every app of the store (or the one given); every
+    /// sealed app of them must open with the key given, as the library would open it.
     private static func apps(_ db: SQLiteDatabase, version: Int, filter: String?, sealer: Sealer?) throws(StoreError) -> [String] {
         var apps = Set(try db.query("SELECT DISTINCT app FROM profiles UNION SELECT DISTINCT app FROM selected_mvpds").compactMap { $0.first?.text })
         if let filter { apps = apps.filter { $0 == filter } }
         guard version >= 2 else { return apps.sorted() }
         for row in try db.query("SELECT app, key_check FROM app_keys") {
-            guard let app = row[0].text, apps.contains(app) else { continue }
+            guard let app = row[0].text, filter == nil || app == filter else { continue }
             guard let sealer else {
                 throw StoreError("the store's records of app \(app.prefix(12)) are encrypted: give the app's store key", kind: .keyRequired)
             }
