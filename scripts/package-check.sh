@@ -9,8 +9,8 @@
 #      API reference in the -dev package (built with AE_API_DOCS=ON: doxygen is needed): its HTML, and a
 #      man page for every function of the header;
 #   3. the recipes' layout (packaging/yocto, packaging/buildroot) against the .debs' (scripts/check-recipes.py);
-#   4. as root: dpkg -i both, build Examples/CPlayer against the INSTALLED package twice (pkg-config, and
-#      CMake's find_package(AccessEnabler)), run both against the emulator, dpkg --purge both, and check
+#   4. as root: dpkg -i all three, run accessenabler-diag, build Examples/CPlayer against the INSTALLED package twice (pkg-config, and
+#      CMake's find_package(AccessEnabler)), run both against the emulator, dpkg --purge all, and check
 #      that nothing of them is left. Not root: says so and stops after step 3.
 #
 # Usage: scripts/package-check.sh [--prebuilt LIB] [--shared-runtime]
@@ -38,7 +38,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ae-package-check.XXXXXX")
 installed=false
 cleanup() {
     local status=$?
-    if $installed; then dpkg --purge libaccessenabler-dev libaccessenabler1 >/dev/null 2>&1 || true; fi
+    if $installed; then dpkg --purge accessenabler-tools libaccessenabler-dev libaccessenabler1 >/dev/null 2>&1 || true; fi
     rm -rf "$tmp"
     return $status
 }
@@ -75,6 +75,7 @@ case $version in 0.*) soversion=${version%.*} ;; *) soversion=${version%%.*} ;; 
 soname=libaccessenabler.so.$soversion
 runtime=libaccessenabler$soversion
 dev=libaccessenabler-dev
+tools=accessenabler-tools
 revision=$(sed -n '1s/^accessenabler ([0-9.]*-\([^)]*\)).*/\1/p' packaging/debian/changelog)
 debversion=$version-$revision
 multiarch=$(gcc -print-multiarch)
@@ -85,31 +86,42 @@ run "cpack, lintian (0 errors, 0 warnings not accepted)" bash scripts/package.sh
 sed -n 's/^lintian: /        lintian: /p' "$tmp/log"
 deb_runtime=$(sed -n "s|^deb: \(.*/${runtime}_.*\.deb\)$|\1|p" "$tmp/log")
 deb_dev=$(sed -n "s|^deb: \(.*/${dev}_.*\.deb\)$|\1|p" "$tmp/log")
+deb_tools=$(sed -n "s|^deb: \(.*/${tools}_.*\.deb\)$|\1|p" "$tmp/log")
 arch=$(dpkg --print-architecture)
-expect "the packages" "$(basename "$deb_runtime") $(basename "$deb_dev")" \
-    "${runtime}_${debversion}_$arch.deb ${dev}_${debversion}_$arch.deb"
+expect "the packages" "$(basename "$deb_runtime") $(basename "$deb_dev") $(basename "$deb_tools")" \
+    "${runtime}_${debversion}_$arch.deb ${dev}_${debversion}_$arch.deb ${tools}_${debversion}_$arch.deb"
 
 echo "== contents"
 field() { dpkg-deb -f "$1" "$2"; }
-for deb in "$deb_runtime" "$deb_dev"; do
+for deb in "$deb_runtime" "$deb_dev" "$deb_tools"; do
     name=$(field "$deb" Package)
     expect "$name: Version, Priority, Maintainer, Homepage, Source" \
         "$(field "$deb" Version) $(field "$deb" Priority) $(field "$deb" Source) $(field "$deb" Homepage | cut -c1-8)" \
         "$debversion optional accessenabler https://"
     run "$name: a Maintainer" test -n "$(field "$deb" Maintainer)"
-    # Every entry root-owned; files 0644, directories 0755, links 0777 (ls shows lrwxrwxrwx).
+    # Every entry root-owned; files 0644 (programs in usr/bin/ 0755), directories 0755, links 0777 (ls shows lrwxrwxrwx).
     expect "$name: owners and modes" \
-        "$(dpkg-deb -c "$deb" | awk '$2 != "root/root" || ($1 !~ /^(-rw-r--r--|drwxr-xr-x|lrwxrwxrwx)$/) { print }')" ""
+        "$(dpkg-deb -c "$deb" | awk '$2 != "root/root" || ($1 !~ /^(-rw-r--r--|drwxr-xr-x|lrwxrwxrwx)$/ &&
+            !($1 == "-rwxr-xr-x" && $6 ~ /^\.\/usr\/bin\//)) { print }')" ""
 done
 expect "$runtime: Section" "$(field "$deb_runtime" Section)" libs
 expect "$dev: Section" "$(field "$deb_dev" Section)" libdevel
 expect "$dev: Depends on the exact runtime version" "$(field "$deb_dev" Depends)" "$runtime (= $debversion)"
+expect "$tools: Section" "$(field "$deb_tools" Section)" utils
+# dpkg-shlibdeps' libc6, and the runtime that has the AE_1.5 functions the tool calls.
+expect "$tools: Depends on libc6 and this runtime or a later one" \
+    "$(field "$deb_tools" Depends | tr ',' '\n' | sed 's/^ *//; s/ (.*//' | sort | paste -sd' ')" "libaccessenabler$soversion libc6"
+expect "$tools: the runtime's version in Depends" "$(field "$deb_tools" Depends | grep -o "$runtime (>= [0-9.]*)")" \
+    "$runtime (>= $version)"
 # The file lists (links as name -> target), directories left out.
 files_of() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); $1 = $2 = $3 = $4 = $5 = ""; print }' | sed 's/^ *//' | sort; }
 expect "$runtime: files" "$(files_of "$deb_runtime")" "$(printf '%s\n' \
     "$libdir/$soname -> libaccessenabler.so.$version" "$libdir/libaccessenabler.so.$version" \
     "usr/share/doc/$runtime/changelog.Debian.gz" "usr/share/doc/$runtime/copyright" \
     "usr/share/lintian/overrides/$runtime" | sort)"
+expect "$tools: files" "$(files_of "$deb_tools")" "$(printf '%s\n' usr/bin/accessenabler-diag \
+    usr/share/man/man1/accessenabler-diag.1.gz "usr/share/doc/$tools/changelog.Debian.gz" \
+    "usr/share/doc/$tools/copyright" "usr/share/lintian/overrides/$tools" | sort)"
 # The API reference (html/ and the man pages) is checked on its own below: its files follow doxygen and the header.
 reference="^(usr/share/doc/$dev/html/|usr/share/man/man3/)"
 expect "$dev: files" "$(files_of "$deb_dev" | grep -Ev "$reference")" "$(printf '%s\n' usr/include/accessenabler.h \
@@ -180,16 +192,16 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 echo "== install (dpkg -i)"
-for package in "$runtime" "$dev"; do
+for package in "$runtime" "$dev" "$tools"; do
     if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
         echo "  FAIL  $package is installed already: remove it first (dpkg --purge $package)"
         exit 1
     fi
 done
 installed=true
-run "dpkg -i" dpkg -i "$deb_runtime" "$deb_dev"
-expect "both installed" "$(dpkg-query -W -f='${Package} ${Status}\n' "$runtime" "$dev" | sort)" \
-    "$(printf '%s install ok installed\n' "$runtime" "$dev" | sort)"
+run "dpkg -i" dpkg -i "$deb_runtime" "$deb_dev" "$deb_tools"
+expect "all three installed" "$(dpkg-query -W -f='${Package} ${Status}\n' "$runtime" "$dev" "$tools" | sort)" \
+    "$(printf '%s install ok installed\n' "$runtime" "$dev" "$tools" | sort)"
 run "ldconfig knows $soname (the trigger ran)" bash -c "ldconfig -p | grep -q '$soname '"
 expect "pkg-config: version, prefix" "$(pkg-config --modversion accessenabler) $(pkg-config --variable=prefix accessenabler)" \
     "$version /usr"
@@ -202,6 +214,9 @@ if $shared; then
 else
     expect "pkg-config: the Swift runtime is linked in" "$(pkg-config --variable=swift_runtime accessenabler)" static
 fi
+expect "accessenabler-diag runs with the installed library" "$(env "${swift_env[@]}" accessenabler-diag --version)" \
+    "accessenabler-diag $version (libaccessenabler $version)"
+expect "man accessenabler-diag finds its page" "$(man -w accessenabler-diag)" /usr/share/man/man1/accessenabler-diag.1.gz
 
 echo "== Examples/CPlayer against the installed package"
 # shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
@@ -234,13 +249,14 @@ for player in "$tmp/player-pkg-config" "$tmp/player-cmake/c-player"; do
 done
 
 echo "== remove (dpkg --purge)"
-run "dpkg --purge" dpkg --purge "$dev" "$runtime"
+run "dpkg --purge" dpkg --purge "$tools" "$dev" "$runtime"
 installed=false
-expect "neither is installed" "$(dpkg-query -W -f='${db:Status-Abbrev}' "$runtime" "$dev" 2>/dev/null | tr -d ' ')" ""
+expect "none is installed" "$(dpkg-query -W -f='${db:Status-Abbrev}' "$runtime" "$dev" "$tools" 2>/dev/null | tr -d ' ')" ""
 left=""
 for path in /usr/include/accessenabler.h "/$libdir/libaccessenabler.so"* "/$libdir/cmake/AccessEnabler" \
     "/$libdir/pkgconfig/accessenabler.pc" "/usr/share/doc/$runtime" "/usr/share/doc/$dev" \
-    /usr/share/man/man3/accessenabler*.3.gz /usr/share/man/man3/ae_set_requestor.3.gz; do
+    /usr/share/man/man3/accessenabler*.3.gz /usr/share/man/man3/ae_set_requestor.3.gz /usr/bin/accessenabler-diag \
+    /usr/share/man/man1/accessenabler-diag.1.gz "/usr/share/doc/$tools"; do
     [ ! -e "$path" ] && [ ! -L "$path" ] || left+=" $path"
 done
 expect "no file of theirs is left" "${left# }" ""

@@ -4,7 +4,8 @@
 # check-cmake-package.sh — the CMake build as a consumer sees it:
 #   1. configure (with the C example player), build (SwiftPM inside), ctest (smoke, header checks, the
 #      C player's flow against the emulator), and install the root CMakeLists.txt into a temp prefix:
-#      the header, the library with its SONAME and its two links, the CMake package, the .pc file;
+#      the header, the library with its SONAME and its two links, the CMake package, the .pc file, the
+#      diagnostics tool accessenabler-diag (it runs) and its man page;
 #   2. build and run Tests/c/consumer (find_package(AccessEnabler CONFIG REQUIRED)) against it: it
 #      compiles with the installed header and records the SONAME, not a path;
 #   3. pkg-config --cflags --libs accessenabler, and a program built with just that; Examples/minimal
@@ -94,6 +95,13 @@ done
 expect "SONAME of libaccessenabler.so.$version" "$(soname_of "$libdir/libaccessenabler.so.$version")" "$soname"
 expect "$soname is a link to the library" "$(readlink "$libdir/$soname")" "libaccessenabler.so.$version"
 expect "libaccessenabler.so is a link to the SONAME" "$(readlink "$libdir/libaccessenabler.so")" "$soname"
+# The diagnostics tool (BUILD_TOOLS, on by default) and its man page; it finds the installed library by its
+# SONAME (installed programs carry no RPATH: the loader's path here).
+for file in "$prefix/bin/accessenabler-diag" "$prefix/share/man/man1/accessenabler-diag.1"; do
+    run "installed ${file#"$prefix"/}" test -f "$file"
+done
+expect "the installed accessenabler-diag runs" "$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$prefix/bin/accessenabler-diag" --version)" "accessenabler-diag $version (libaccessenabler $version)"
 
 echo "== CMake consumer (Tests/c/consumer: find_package(AccessEnabler CONFIG REQUIRED))"
 run "configure" cmake -S Tests/c/consumer -B "$tmp/consumer" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -80,7 +80,8 @@ public struct DiagnosticReport: Sendable {
         problem = failure.problem
         text =
             json
-            ? JSON.text(JSONValue.object(["ok": .bool(false), "problem": .string(failure.problem.name), "message": .string(failure.message)]))
+            ? JSON.text(
+                JSONValue.object(["ok": .bool(false), "problem": .string(failure.problem.name), "message": .string(failure.message)]))
             : failure.message
     }
 }

@@ -28,7 +28,8 @@ package struct DiagnosticConfig: Sendable {
             "storage_path": text(storagePath), "software_statement_given": .bool(softwareStatement != nil),
             "store_key_given": .bool(storeKey != nil), "base_url": text(baseURL), "api_generation": .string(apiGeneration.storeName),
             "ca_file": text(tls.caFile), "ca_path": text(tls.caPath), "ca_mode": .string(tls.trustSystemStore ? "with_system" : "only"),
-            "pinned_public_keys": .int(Int64(tls.pinnedPublicKeys.count)), "min_tls_version": .string(tls.minimumVersion == .v1_3 ? "1.3" : "1.2"),
+            "pinned_public_keys": .int(Int64(tls.pinnedPublicKeys.count)),
+            "min_tls_version": .string(tls.minimumVersion == .v1_3 ? "1.3" : "1.2"),
             "proxy": text(tls.proxy.map(Self.withoutUserInfo)), "proxy_from_environment": .bool(tls.proxyFromEnvironment),
             "connect_timeout_ms": .int(Int64(connectTimeoutMillis)), "request_timeout_ms": .int(Int64(requestTimeoutMillis)),
         ])

@@ -70,7 +70,8 @@ package struct Doctor {
             }
             if failedAt == name {
                 steps.append(Step(name: name, state: .failed, millis: millis, detail: exchange.failureText(step: name)))
-                let problem: DiagnosticProblem = name == "dns" ? .dns : name == "tcp" ? .tcp : exchange.isCertificateDate ? .certificate : .tls
+                let problem: DiagnosticProblem =
+                    name == "dns" ? .dns : name == "tcp" ? .tcp : exchange.isCertificateDate ? .certificate : .tls
                 return (steps, problem)
             }
             steps.append(Step(name: name, state: .ok, millis: millis, detail: exchange.successText(step: name)))

@@ -40,7 +40,9 @@ final class DoctorExchange {
     init(url: String, doctor: Doctor) {
         let authority = url.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
         // The host without the port ("[::1]:443" → "[::1]").
-        host = String(authority.lastIndex(of: ":").map { authority[..<$0] }.flatMap { $0.hasSuffix("]") || !$0.contains(":") ? $0 : nil } ?? authority)
+        host = String(
+            authority.lastIndex(of: ":").map { authority[..<$0] }.flatMap { $0.hasSuffix("]") || !$0.contains(":") ? $0 : nil } ?? authority
+        )
         guard let easy = curl_easy_init() else {
             code = CURLE_OUT_OF_MEMORY
             message = "curl_easy_init failed"
@@ -192,7 +194,8 @@ final class DoctorExchange {
         let object = JSON.parse(String(decoding: body, as: UTF8.self))?.objectValue
         if status >= 500 {
             return Doctor.Step(
-                name: "adobe", state: .failed, millis: millis, detail: "HTTP \(status): Adobe Pass is failing; try again later (docs/OUTAGE.md)")
+                name: "adobe", state: .failed, millis: millis,
+                detail: "HTTP \(status): Adobe Pass is failing; try again later (docs/OUTAGE.md)")
         }
         guard let object, (200..<500).contains(status) else {
             return Doctor.Step(

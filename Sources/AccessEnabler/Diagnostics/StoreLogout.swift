@@ -3,7 +3,7 @@ import CSQLite
 
 /// `accessenabler-diag logout`: forgets one requestor's sign-in on the box, in a store the app may
 /// be using at that moment. It removes what the library's own logout removes locally
-/// (`LogoutFlow+Driver`: `deleteProfiles` and the selected MVPD), in one IMMEDIATE transaction
+/// (`Engine/LogoutFlow+Driver.swift`: `deleteProfiles` and the selected MVPD), in one IMMEDIATE transaction
 /// under SQLite's locking, as every write of the library: an app's write in progress is waited for
 /// (busy timeout), and the app's next call reads the change (its caches follow `PRAGMA
 /// data_version`). The file is never created, migrated or recovered; a sealed store needs its key.
@@ -65,7 +65,8 @@ package enum StoreLogout {
     /// The apps whose records may be changed: every app of the store (or the one given); every
     /// sealed app of them must open with the key given, as the library would open it.
     private static func apps(_ db: SQLiteDatabase, version: Int, filter: String?, sealer: Sealer?) throws(StoreError) -> [String] {
-        var apps = Set(try db.query("SELECT DISTINCT app FROM profiles UNION SELECT DISTINCT app FROM selected_mvpds").compactMap { $0.first?.text })
+        var apps = Set(
+            try db.query("SELECT DISTINCT app FROM profiles UNION SELECT DISTINCT app FROM selected_mvpds").compactMap { $0.first?.text })
         if let filter { apps = apps.filter { $0 == filter } }
         guard version >= 2 else { return apps.sorted() }
         for row in try db.query("SELECT app, key_check FROM app_keys") {

@@ -99,7 +99,9 @@ package final class StoreSnapshot {
             guard lstat(name, &info) == 0 else {
                 let code = errno
                 if code == ENOENT {
-                    if suffix.isEmpty { throw DiagnosticFailure(.storeMissing, "there is no store at \(path) (\(SystemFile.errorText(code)))") }
+                    if suffix.isEmpty {
+                        throw DiagnosticFailure(.storeMissing, "there is no store at \(path) (\(SystemFile.errorText(code)))")
+                    }
                     continue
                 }
                 throw DiagnosticFailure(.storeUnreadable, "cannot see \(name): \(SystemFile.errorText(code))")

@@ -105,7 +105,8 @@ extension StoreSummary {
                             + expiryText(profile.notAfter))
                 }
                 for authorization in requestor.authorizations {
-                    lines.append("    authorization \(authorization.resource) (\(authorization.mvpd)): \(expiryText(authorization.notAfter))")
+                    lines.append(
+                        "    authorization \(authorization.resource) (\(authorization.mvpd)): \(expiryText(authorization.notAfter))")
                 }
             }
         }
@@ -127,7 +128,8 @@ enum Timestamp {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     static func json(_ millis: Int64) -> JSONValue { .string(iso(millis)) }

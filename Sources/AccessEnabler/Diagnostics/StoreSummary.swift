@@ -147,7 +147,9 @@ package struct StoreSummary {
         }
         for row in try db.query("SELECT app, api, requestor, mvpd, body, not_after FROM profiles ORDER BY mvpd") {
             let context = ["profiles", row[0].text ?? "", row[1].text ?? "", row[2].text ?? "", row[3].text ?? ""]
-            let body = row[4].text.flatMap { text in Sealer.isSealed(text) ? sealer?.open(text, context: context.joined(separator: "|")) : text }
+            let body = row[4].text.flatMap { text in
+                Sealer.isSealed(text) ? sealer?.open(text, context: context.joined(separator: "|")) : text
+            }
             let profile = body.flatMap { try? JSON.decode(Profile.self, from: Array($0.utf8)) }.map(TokenStore.clampedTimes)
             let entry = ProfileEntry(
                 mvpd: row[3].text ?? "", notAfter: TokenStore.time(row[5]) ?? 0, type: profile?.type, issuer: profile?.issuer,
