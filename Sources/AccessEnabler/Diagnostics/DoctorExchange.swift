@@ -84,10 +84,8 @@ final class DoctorExchange {
             if line.hasPrefix("HTTP/") {
                 exchange.headers.removeAll()
                 exchange.answeredAt = SystemClock().nowMillis()
-            } else if let colon = line.firstIndex(of: ":") {
-                let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-                let value = String(line[line.index(after: colon)...].drop(while: blank).reversed().drop(while: blank).reversed())
-                exchange.headers.append((String(line[..<colon]).lowercased(), value))
+            } else if let header = parseHeaderLine(line[...]) {
+                exchange.headers.append((header.name.lowercased(), header.value))
             }
             return length
         }

@@ -19,29 +19,8 @@ package enum StoreLogout {
 
     package static func run(path: String, requestor: String, app filter: String?, sealer: Sealer?) throws(DiagnosticFailure) -> Outcome {
         _ = try StoreSnapshot.check(path)
-        let db: SQLiteDatabase
-        let version: Int
-        do throws(StoreError) {
-            db = try SQLiteDatabase(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
-            try db.execute("PRAGMA busy_timeout = \(busyTimeoutMillis)")
-            let rows = try db.query("PRAGMA quick_check")
-            guard rows.count == 1, rows[0].first?.text == "ok" else {
-                throw StoreError("PRAGMA quick_check failed: \(rows.first?.first?.text ?? "no answer")", kind: .corrupt)
-            }
-            version = Int(try db.query("PRAGMA user_version").first?.first?.integer ?? 0)
-        } catch {
-            throw DiagnosticFailure(error, path: path)
-        }
+        let (db, version) = try StoreSnapshot.opened(path, target: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
         defer { db.close() }
-        guard version > 0 else {
-            throw DiagnosticFailure(.storeCorrupt, "the store \(path) has no schema: it is not a token store of this SDK")
-        }
-        guard version <= StoreSchema.version else {
-            throw DiagnosticFailure(
-                .storeNewer,
-                "the store \(path) has schema version \(version), newer than this library's \(StoreSchema.version): "
-                    + "not changed; use the accessenabler-diag of the SDK version the app uses")
-        }
         do throws(StoreError) {
             return try db.transaction { () throws(StoreError) -> Outcome in
                 let apps = try apps(db, version: version, filter: filter, sealer: sealer)

@@ -42,27 +42,7 @@ package final class StoreSnapshot {
                     target = "file:" + uriEscaped(path) + "?mode=ro&immutable=1"
                     flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
                 }
-                let database: SQLiteDatabase
-                let version: Int
-                do throws(StoreError) {
-                    database = try SQLiteDatabase(path: target, flags: flags)
-                    let rows = try database.query("PRAGMA quick_check")
-                    guard rows.count == 1, rows[0].first?.text == "ok" else {
-                        throw StoreError("PRAGMA quick_check failed: \(rows.first?.first?.text ?? "no answer")", kind: .corrupt)
-                    }
-                    version = Int(try database.query("PRAGMA user_version").first?.first?.integer ?? 0)
-                } catch {
-                    throw DiagnosticFailure(error, path: path)
-                }
-                if version == 0 {
-                    throw DiagnosticFailure(.storeCorrupt, "the store \(path) has no schema: it is not a token store of this SDK")
-                }
-                if version > StoreSchema.version {
-                    throw DiagnosticFailure(
-                        .storeNewer,
-                        "the store \(path) has schema version \(version), newer than this library's \(StoreSchema.version): "
-                            + "use the accessenabler-diag of the SDK version the app uses")
-                }
+                let (database, version) = try opened(path, target: target, flags: flags)
                 return StoreSnapshot(
                     path: path, database: database, schemaVersion: version, openToOthers: openToOthers, inUse: walPresent,
                     copyDirectory: directory)
@@ -73,6 +53,36 @@ package final class StoreSnapshot {
             }
         }
         throw lastFailure
+    }
+
+    /// Opens `target` (the store, or its copy, with `flags`) and checks it: `PRAGMA quick_check`, and a
+    /// schema version this library knows (0: not a store; higher: a newer SDK's). Names `path` in messages.
+    static func opened(_ path: String, target: String, flags: Int32) throws(DiagnosticFailure) -> (SQLiteDatabase, Int) {
+        let database: SQLiteDatabase
+        let version: Int
+        do throws(StoreError) {
+            database = try SQLiteDatabase(path: target, flags: flags)
+            try database.execute("PRAGMA busy_timeout = \(StoreLogout.busyTimeoutMillis)")
+            let rows = try database.query("PRAGMA quick_check")
+            guard rows.count == 1, rows[0].first?.text == "ok" else {
+                throw StoreError("PRAGMA quick_check failed: \(rows.first?.first?.text ?? "no answer")", kind: .corrupt)
+            }
+            version = Int(try database.query("PRAGMA user_version").first?.first?.integer ?? 0)
+        } catch {
+            throw DiagnosticFailure(error, path: path)
+        }
+        if version == 0 {
+            database.close()
+            throw DiagnosticFailure(.storeCorrupt, "the store \(path) has no schema: it is not a token store of this SDK")
+        }
+        if version > StoreSchema.version {
+            database.close()
+            throw DiagnosticFailure(
+                .storeNewer,
+                "the store \(path) has schema version \(version), newer than this library's \(StoreSchema.version): "
+                    + "nothing read or changed; use the accessenabler-diag of the SDK version the app uses")
+        }
+        return (database, version)
     }
 
     private init(path: String, database: SQLiteDatabase, schemaVersion: Int, openToOthers: Bool, inUse: Bool, copyDirectory: String?) {
