@@ -34,6 +34,7 @@ ARGUMENT_TYPES = {
     "size_t": ctypes.c_size_t,
     "const char *": ctypes.c_char_p,
     "char *": ctypes.c_void_p,
+    "char **": ctypes.POINTER(ctypes.c_void_p),
     "const char *const *": ctypes.POINTER(ctypes.c_char_p),
     "const uint8_t *": ctypes.POINTER(ctypes.c_uint8),
     "int32_t *": ctypes.POINTER(ctypes.c_int32),
@@ -56,7 +57,8 @@ ARGUMENT_TYPES = {
     "int64_t *": ctypes.POINTER(ctypes.c_int64),
 }
 RETURN_TYPES = {"void": None, "int32_t": ctypes.c_int32, "int": ctypes.c_int, "const char *": ctypes.c_char_p,
-                "char *": ctypes.c_void_p, "const ae_payload *": ctypes.c_void_p, "size_t": ctypes.c_size_t}
+                "char *": ctypes.c_void_p,
+    "char **": ctypes.POINTER(ctypes.c_void_p), "const ae_payload *": ctypes.c_void_p, "size_t": ctypes.c_size_t}
 
 
 def declarations():

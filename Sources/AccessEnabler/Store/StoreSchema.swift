@@ -44,7 +44,7 @@ enum StoreSchema {
         // diagnostics tool reads by key (the key "metrics": a metrics snapshot as JSON text).
         """
         ALTER TABLE clients ADD COLUMN registered_at INTEGER;
-        CREATE TABLE IF NOT EXISTS recent_failures (id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL,
+        CREATE TABLE IF NOT EXISTS recent_failures (id INTEGER PRIMARY KEY, app TEXT NOT NULL,
             api TEXT NOT NULL, at INTEGER NOT NULL, level TEXT NOT NULL, error_id TEXT NOT NULL, message TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS diagnostics (app TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
             updated_at INTEGER NOT NULL, PRIMARY KEY (app, key));

@@ -41,7 +41,7 @@ package enum SystemFile {
 
     /// Writes `bytes` to a new file `path` (O_EXCL: never an existing file or a link) with `mode`;
     /// false (errno set) when it cannot.
-    package static func write(_ path: String, _ bytes: [UInt8], mode: mode_t) -> Bool {
+    static func write(_ path: String, _ bytes: [UInt8], mode: mode_t) -> Bool {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
