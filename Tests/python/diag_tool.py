@@ -22,12 +22,17 @@ def build(directory):
     version = ae.version()
     subprocess.run(["cmake", f"-DHELP_TEXT={ROOT / 'Tools/diag/help.txt'}", f"-DOUTPUT_DIR={directory}",
                     f"-DVERSION={version}", "-P", str(ROOT / "Tools/diag/GenerateHelp.cmake")], check=True)
-    library = Path(ae.LIBRARY_PATH).resolve()
+    # The library under its SONAME (libaccessenabler.so.MAJOR), as installed: a build with that SONAME and
+    # one without it (SwiftPM's default) are then found alike.
+    libraries = directory / "lib"
+    libraries.mkdir()
+    soname = f"libaccessenabler.so.{version.split('.')[0]}"
+    (libraries / soname).symlink_to(Path(ae.LIBRARY_PATH).resolve())
     tool = directory / "accessenabler-diag"
     compiler = shutil.which("cc") or shutil.which("gcc")
     subprocess.run([compiler, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-D_FORTIFY_SOURCE=2",
                     "-I", str(ROOT / "Include"), "-I", str(directory), str(ROOT / "Tools/diag/accessenabler-diag.c"),
-                    str(library), f"-Wl,-rpath,{library.parent}", "-o", str(tool)], check=True)
+                    "-L", str(libraries), f"-l:{soname}", f"-Wl,-rpath,{libraries}", "-o", str(tool)], check=True)
     return tool
 
 

@@ -11,6 +11,8 @@ import pytest
 from conftest import login
 from diag_tool import Tool, build, hashes
 from harness import ROOT, SOFTWARE_STATEMENT, Recorder, ae
+
+from accessenabler.partner import PartnerSimulator
 from test_secrets import secrets_from
 from test_temporary_access import select_temppass
 
@@ -19,7 +21,7 @@ import sso_tokens  # noqa: E402 (test_platform_sso.py says why it is required)
 
 KEY = bytes(range(7, 39))
 # Three apps share the store (a software statement each: their own scope, sealed under the same key).
-TEMPPASS_APP, SSO_APP = SOFTWARE_STATEMENT + "B", SOFTWARE_STATEMENT + "C"
+TEMPPASS_APP, SSO_APP, PARTNER_APP = SOFTWARE_STATEMENT + "B", SOFTWARE_STATEMENT + "C", SOFTWARE_STATEMENT + "D"
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +30,9 @@ def tool(tmp_path_factory):
 
 
 def sign_in(make_client, emulator, tmp_path, store, secrets):
-    """The store of three apps: REF30 logged in on the second screen and authorized (PREMIUM-DENIED refused);
-    TempPass; a platform SSO profile (another app of the platform subject logged in first)."""
+    """The store of four apps: REF30 logged in on the second screen and authorized (PREMIUM-DENIED refused);
+    TempPass; a platform SSO profile (another app of the platform subject logged in first); the platform's
+    TV-provider SSO (a partner framework: its SAML exchanged for a profile at setRequestor)."""
     recorder = Recorder()
     first = make_client(delegate=recorder, storage_path=str(store), store_key=KEY)
     first.set_requestor("REF30")
@@ -72,8 +75,16 @@ def sign_in(make_client, emulator, tmp_path, store, secrets):
     third.check_authentication()
     assert sso.wait("set_authentication_status") == (1, "")
     secrets |= secrets_from(emulator, sso, "box-sso") | secrets_from(emulator, elsewhere, "box-other")
+
+    partner = Recorder()
+    fourth = make_client(delegate=partner, storage_path=str(store), store_key=KEY, software_statement=PARTNER_APP,
+                         device_id="box-partner", partner=PartnerSimulator(account="Comcast"))
+    fourth.set_requestor("REF30")
+    assert partner.wait("set_requestor_complete") == (1,)
+    secrets |= secrets_from(emulator, partner, "box-partner")
+    assert any(e["operation"] == "createPartnerProfileUsingPOST" for e in emulator.log())  # a SAML went to Adobe
     secrets.add(KEY.hex())
-    return [first, second, third, other]
+    return [first, second, third, other, fourth]
 
 
 def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_client, emulator, tmp_path):
@@ -99,7 +110,7 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     assert status["store"]["schema_version"] == status["store"]["library_schema_version"] == 3
     assert status["store"]["encrypted"] is True and status["clock"]["adobe"] is not None
     apps = {app["app"]: app for app in status["apps"]}
-    assert len(apps) == 3
+    assert len(apps) == 4
     for app in apps.values():
         assert app["api"] == "v2" and app["registration_age_s"] >= 0 and app["client_id"]
         assert app["access_token_expires_at"]["valid"] is True
@@ -112,8 +123,8 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     assert login_profile["expires"]["valid"] is True and login_profile["expires"]["left_adobe_s"] > 0
     assert {a["resource"] for a in by_profile["Cablevision"]["authorizations"]} == {"LIVE"}
     assert by_profile["TempPass_TEST40"]["profiles"][0]["type"] == "temporary"
-    sso = [r for r in requestors if r["sso_profiles"]]
-    assert len(sso) == 1 and sso[0]["sso_profiles"][0]["type"] == "platformSSO"
+    sso = sorted(r["sso_profiles"][0]["type"] for r in requestors if r["sso_profiles"])
+    assert sso == ["appleSSO", "platformSSO"], sso
 
     text = tool.run("status", *keyed)
     assert text.returncode == 0, text.stderr
@@ -125,7 +136,7 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     bundle = tool.json("bundle", *keyed, "--base-url", emulator.url, "--proxy", "http://user:hunter22@proxy.example:3128")
     assert bundle["versions"]["library"] == ae.version() and bundle["versions"]["store_schema"] == 3
     assert bundle["config"]["store_key_given"] is True and bundle["config"]["proxy"] == "http://***@proxy.example:3128"
-    assert bundle["store"]["apps"] == status["apps"] or len(bundle["store"]["apps"]) == 3
+    assert len(bundle["store"]["apps"]) == 4
     failures = bundle["recent_failures"]
     assert failures and any("PREMIUM-DENIED" in f["message"] for f in failures), failures
     assert all(set(f) == {"at", "app", "api", "level", "error_id", "message"} for f in failures)
@@ -145,7 +156,7 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     assert tool.json("logout", *keyed, "--requestor", "REF40", "--json")["profiles_removed"] == 0
     assert hashes(store)["db"] == before["db"]
     out = tool.json("logout", *keyed, "--requestor", "REF30", "--json")
-    assert out["ok"] is True and out["profiles_removed"] == 3 and out["authorizations_removed"] >= 1
+    assert out["ok"] is True and out["profiles_removed"] == 4 and out["authorizations_removed"] >= 1
     assert out["selected_provider_removed"] is True
     after = tool.json("status", *keyed, "--json")
     assert all(not r["profiles"] and not r["sso_profiles"] for app in after["apps"] for r in app["requestors"])
