@@ -13,9 +13,9 @@ from contextlib import closing
 
 import pytest
 import tlsfront
-from diag_tool import Tool, build, hashes
+from diag_tool import Tool, build, hashes, unlogged_emulator
 from harness import Recorder
-from test_tls import fronts, pki  # noqa: F401 (fixtures)
+from test_tls import Fronts, pki  # noqa: F401 (pki: a fixture)
 
 KEY = bytes(range(32))
 
@@ -23,6 +23,16 @@ KEY = bytes(range(32))
 @pytest.fixture(scope="module")
 def tool(tmp_path_factory):
     return Tool(build(tmp_path_factory.mktemp("diag")))
+
+
+@pytest.fixture
+def fronts(tmp_path):
+    """TLS fronts before an emulator that logs nowhere (diag_tool.unlogged_emulator says why)."""
+    emulator = unlogged_emulator()
+    started = Fronts(emulator, tmp_path)
+    yield started
+    started.stop_all()
+    emulator.stop()
 
 
 @pytest.fixture
@@ -148,7 +158,7 @@ def test_doctor_unreachable(tool):
     assert doctor(tool, "https://x.example", "--ca-file", "/nonexistent.pem", status=10)[0]["problem"] == "configuration"
 
 
-def test_doctor_through_a_tls_front(tool, fronts, pki):  # noqa: F811 (fixtures)
+def test_doctor_through_a_tls_front(tool, fronts, pki):  # noqa: F811 (pki: a fixture)
     good = fronts.start(pki.good)
     result, steps = doctor(tool, good.url, "--ca-file", pki.ca_file, status=0)
     assert [s["state"] for s in result["steps"]] == ["ok"] * 7, result

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from conftest import login
-from diag_tool import Tool, build, hashes
+from diag_tool import Tool, build, hashes, unlogged_emulator
 from harness import ROOT, SOFTWARE_STATEMENT, Recorder, ae
 
 from accessenabler.partner import PartnerSimulator
@@ -27,6 +27,13 @@ TEMPPASS_APP, SSO_APP, PARTNER_APP = SOFTWARE_STATEMENT + "B", SOFTWARE_STATEMEN
 @pytest.fixture(scope="module")
 def tool(tmp_path_factory):
     return Tool(build(tmp_path_factory.mktemp("diag")))
+
+
+@pytest.fixture(scope="module")
+def unlogged():
+    emulator = unlogged_emulator()
+    yield emulator
+    emulator.stop()
 
 
 def sign_in(make_client, emulator, tmp_path, store, secrets):
@@ -87,7 +94,7 @@ def sign_in(make_client, emulator, tmp_path, store, secrets):
     return [first, second, third, other, fourth]
 
 
-def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_client, emulator, tmp_path):
+def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_client, emulator, unlogged, tmp_path):
     store = tmp_path / "store.sqlite"
     key_file = tmp_path / "store.key"
     key_file.write_bytes(KEY)
@@ -143,12 +150,12 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     assert bundle["metrics"] is None
     assert len(tool.json("bundle", *keyed, "--errors", "1")["recent_failures"]) == 1
 
-    doctor = tool.json("doctor", "--base-url", emulator.url, "--json")
+    doctor = tool.json("doctor", "--base-url", unlogged.url, "--json")
     assert doctor["ok"] is True and [s["name"] for s in doctor["steps"]] == \
         ["configuration", "dns", "tcp", "tls", "clock", "adobe"]
     assert doctor["steps"][3]["state"] == "skipped" and doctor["steps"][-1]["state"] == "ok"
     assert "invalid_access_token_client_application" in doctor["steps"][-1]["detail"]
-    assert tool.run("doctor", "--base-url", emulator.url).returncode == 0
+    assert tool.run("doctor", "--base-url", unlogged.url).returncode == 0
     assert tool.run("--help").stdout == (ROOT / "Tools/diag/help.txt").read_text()
     assert tool.run("status", "--store", store).returncode == 8  # no key for a sealed store
     assert hashes(store) == before  # status, bundle and doctor changed nothing
