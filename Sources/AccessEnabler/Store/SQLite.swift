@@ -52,6 +52,11 @@ final class SQLiteDatabase {
     /// More distinct statements than this are compiled each time (the SQL is a fixed set, so
     /// this is never reached; it only bounds the memory).
     private static let maxCachedStatements = 64
+    /// Told each write's duration in seconds (the metrics' `ae.store.write.duration`): a
+    /// transaction that changed something, or one changing statement outside a transaction.
+    var onWrite: ((Double) -> Void)?
+    private var inTransaction = false
+    private var transactionWrote = false
 
     init(path: String) throws(StoreError) {
         // Not SQLITE_OPEN_NOFOLLOW: it also refuses a link among the directories (/var/run → /run).
@@ -133,9 +138,15 @@ final class SQLiteDatabase {
             }
         }
         var rows: [[SQLValue]] = []
+        let write = onWrite != nil && sqlite3_stmt_readonly(statement) == 0
+        if write && inTransaction { transactionWrote = true }
+        let startedAt = write && !inTransaction ? monotonicNanos() : 0
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return rows }
+            if step == SQLITE_DONE {
+                if startedAt != 0 { onWrite?(Double(monotonicNanos() &- startedAt) / 1e9) }
+                return rows
+            }
             guard step == SQLITE_ROW else { throw lastError() }
             rows.append(
                 (0..<sqlite3_column_count(statement)).map { column in
@@ -156,10 +167,15 @@ final class SQLiteDatabase {
     /// Runs `body` in an IMMEDIATE transaction (the write lock is taken up front, so concurrent
     /// writers from other processes wait on busy_timeout instead of failing mid-transaction).
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let startedAt = monotonicNanos()
         try execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        transactionWrote = false
+        defer { inTransaction = false }
         do {
             let result = try body()
             try execute("COMMIT")
+            if transactionWrote { onWrite?(Double(monotonicNanos() &- startedAt) / 1e9) }
             return result
         } catch {
             try? execute("ROLLBACK")

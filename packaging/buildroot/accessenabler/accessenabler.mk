@@ -13,7 +13,7 @@
 # accessenabler-$(ACCESSENABLER_VERSION).tar.gz and checked against accessenabler.hash; never a branch
 # head. Set ACCESSENABLER_SITE to the project's forge or a mirror, or build a checkout with
 # ACCESSENABLER_OVERRIDE_SRCDIR in local.mk.
-ACCESSENABLER_VERSION = 1.4.0
+ACCESSENABLER_VERSION = 1.5.0
 ACCESSENABLER_SITE ?= https://git.example.com/accessenabler-linux/archive/v$(ACCESSENABLER_VERSION)
 ACCESSENABLER_LICENSE = Apache-2.0
 ACCESSENABLER_LICENSE_FILES = LICENSE
