@@ -179,7 +179,7 @@ def catalog_names():
 def docs_rows():
     text = DOCS.read_text(encoding="utf-8")
     table = text.split("<!-- metrics -->", 1)[1].split("<!-- /metrics -->", 1)[0]
-    rows = re.findall(r"^\| `([^`]+)` \| (\w+) \| `([^`]+)` \| ([^|]*) \| `([^`]+)` \|", table, re.MULTILINE)
+    rows = re.findall(r"^\| `([^`]+)` \| (\w+) \| `([^`]+)` \| ([^|]*) \| ([a-z_]+) \|", table, re.MULTILINE)
     return [(name, kind, unit, [label.strip(" `") for label in labels.split(",") if label.strip() not in ("", "—")], prom)
             for name, kind, unit, labels, prom in rows]
 
