@@ -106,6 +106,8 @@ extern "C" {
  *  @brief What accessenabler-diag asks of a store and of the network, without a client (since 1.5). */
 /** @defgroup errors Errors and strings
  *  @brief Status codes, the last error's message, strings the library returns. */
+/** @defgroup metrics Metrics
+ *  @brief What a fleet watches: request latency, retries, TLS, calls and their outcomes (since 1.5, docs/METRICS.md). */
 /** @defgroup abi ABI
  *  @brief Versioned structs, their static initialisers, deprecated names (docs/ABI.md). */
 
@@ -1905,6 +1907,123 @@ AE_API const ae_payload *ae_payload_at(const ae_payload *list, size_t index);
  * @since 1.4.
  */
 AE_API const char *ae_payload_text(const ae_payload *item, size_t *length);
+
+/** @} */
+
+/** @addtogroup metrics
+ * @{ */
+
+/* ============================================================================================
+ * Metrics (since 1.5; docs/METRICS.md names every metric, its unit, labels and Prometheus form)
+ *
+ * Each client counts its own: per Adobe operation, requests, answers by status class, a latency
+ * histogram, retries by reason and bytes; per client, calls by AccessEnabler call and outcome,
+ * login durations, TLS handshakes and failures, DNS lookups, connections opened and reused, store
+ * writes, token renewals, clock skew to Adobe and the outage breaker's state. Names follow
+ * OpenTelemetry's semantic conventions where one exists (`http.client.request.duration`, in
+ * seconds); the SDK's own are under `ae.`. Counting costs a few locked updates per exchange and
+ * nothing else while nobody reads. Pull: ae_client_metrics() (typed, no JSON) or
+ * ae_client_metrics_text() (Prometheus text or JSON). Push: ae_client_set_metrics_push() calls the
+ * host on a timer, on the callback thread, and the host pulls from there.
+ * ============================================================================================ */
+
+/** The kind of a metric (ae_metric.type). Append-only. */
+enum {
+    AE_METRIC_COUNTER = 1,   /**< a total since the client was created: `value` (and `count`, the same as an integer) */
+    AE_METRIC_GAUGE = 2,     /**< a reading now: `value` */
+    AE_METRIC_HISTOGRAM = 3  /**< observations: `count`, their sum in `value`, and cumulative buckets */
+};
+
+/** The formats of ae_client_metrics_text(). Append-only. */
+enum {
+    AE_METRICS_PROMETHEUS = 1, /**< Prometheus's text exposition format 0.0.4 (`# HELP`, `# TYPE`, `_bucket{le=...}`) */
+    AE_METRICS_JSON = 2        /**< {"metrics": [{"name", "type", "unit", "labels": [names], "help", "series":
+                                    [{"labels": {name: value}, "value", "count", "buckets": [[le, count], ...]}]}]} */
+};
+
+/** The version of ae_metric this header describes (ae_metric.version): fields are only appended. */
+#define AE_METRIC_VERSION 1
+
+/**
+ * One series of a metric, as ae_client_metrics() hands it to the host. Every pointer is borrowed
+ * and valid only during the visit call; copy what you keep. Written by the library: a host built
+ * against an older header reads the fields it knows (the struct only grows, `version` says how far).
+ */
+typedef struct ae_metric {
+    uint32_t version;                 /**< AE_METRIC_VERSION of the library that wrote it (1) */
+    const char *name;                 /**< the OpenTelemetry-style name, e.g. "http.client.request.duration", "ae.calls" */
+    const char *unit;                 /**< UCUM, as OpenTelemetry writes it: "s", "By", "1", "{request}" */
+    int32_t type;                     /**< AE_METRIC_COUNTER, _GAUGE or _HISTOGRAM */
+    size_t label_count;               /**< entries of label_names and label_values */
+    const char *const *label_names;   /**< e.g. "ae.operation", "http.response.status_code" (docs/METRICS.md) */
+    const char *const *label_values;  /**< the series' values, "" for a label that does not apply (no status
+                                           code on a transport failure) */
+    double value;                     /**< a counter's total, a gauge's reading, a histogram's sum */
+    uint64_t count;                   /**< a counter's total; a histogram's number of observations; 0 for a gauge */
+    size_t bucket_count;              /**< a histogram's buckets (0 otherwise), without +Inf (which is `count`) */
+    const double *bucket_bounds;      /**< their upper bounds, ascending, in the metric's unit */
+    const uint64_t *bucket_counts;    /**< cumulative: observations at most each bound */
+} ae_metric;
+
+/** Called once per series by ae_client_metrics(); `metric` is valid during the call only. */
+typedef void (*ae_metric_fn)(const ae_metric *metric, void *user_data);
+
+/** Called every interval by ae_client_set_metrics_push(), on the callback thread (event-loop mode: inside
+    ae_client_dispatch()); it may call ae_client_metrics() or ae_client_metrics_text() on `client`. */
+typedef void (*ae_metrics_push_fn)(ae_client *client, void *user_data);
+
+/** The shortest interval ae_client_set_metrics_push() takes, in ms. */
+#define AE_METRICS_PUSH_MIN_MS 1000
+
+/**
+ * Reads the client's metrics now: calls `visit` once per series, in docs/METRICS.md's order, on the
+ * calling thread, before returning. A label-less counter or histogram is visited from the start
+ * (at zero); a gauge only when it has a value (`ae.clock.skew` once Adobe's time is known).
+ *
+ * @param client     The client.
+ * @param visit      Called per series; must not call ae_client_destroy() on this client. Not NULL.
+ * @param user_data  Passed to `visit`.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (`visit` NULL).
+ * @ownership `metric` and everything it points to are borrowed for the call of `visit`.
+ * @thread any, also from a callback.
+ * @callbacks `visit` only, synchronously.
+ * @since 1.5.
+ */
+AE_API int32_t ae_client_metrics(ae_client *client, ae_metric_fn visit, void *user_data);
+
+/**
+ * The client's metrics now, as text: Prometheus's exposition format (a fleet exporter serves it as
+ * it is) or JSON.
+ *
+ * @param client        The client.
+ * @param format        AE_METRICS_PROMETHEUS or AE_METRICS_JSON.
+ * @param[out] out_text Receives the UTF-8 text. Not NULL; set to NULL on failure.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (another format, `out_text` NULL).
+ * @ownership `*out_text` is owned by the caller: free it with ae_string_free().
+ * @thread any, also from a callback.
+ * @callbacks none.
+ * @since 1.5.
+ */
+AE_API int32_t ae_client_metrics_text(ae_client *client, int32_t format, char **out_text);
+
+/**
+ * Pushes the metrics: calls `push` every `interval_ms` until stopped, on the callback thread in order
+ * with the other callbacks (event-loop mode: from ae_client_dispatch()). `push` reads what it needs
+ * with ae_client_metrics() or ae_client_metrics_text(). A new call replaces the previous timer;
+ * `push` NULL stops it; ae_client_destroy() stops it too (no call after destroy returns).
+ *
+ * @param client       The client.
+ * @param interval_ms  At least AE_METRICS_PUSH_MIN_MS (ignored when `push` is NULL).
+ * @param push         Called each interval, or NULL to stop.
+ * @param user_data    Passed to `push`.
+ * @return AE_OK; AE_E_INVALID_HANDLE; AE_E_INVALID_ARG (an interval below AE_METRICS_PUSH_MIN_MS).
+ * @ownership n/a (`user_data` must stay valid until the timer is replaced, stopped or the client destroyed).
+ * @thread any, also from a callback.
+ * @callbacks `push`, later, on the callback thread.
+ * @since 1.5.
+ */
+AE_API int32_t ae_client_set_metrics_push(ae_client *client, uint32_t interval_ms, ae_metrics_push_fn push,
+                                          void *user_data);
 
 /** @} */
 

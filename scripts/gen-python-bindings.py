@@ -36,6 +36,7 @@ STRUCTS = {
     "ae_identity_provider": ("IdentityProviderStruct", "IDENTITY_"),
     "ae_config": ("Config", "CONFIG_"),
     "ae_delegate": ("Delegate", None),
+    "ae_metric": ("Metric", "METRIC_"),
 }
 HANDLE = "ae_client"  # the one opaque type the package names (_CLIENT); the other handles are c_void_p
 # C types that are not the header's own, spaces normalised -> the ctypes type. A returned `char *` is owned
@@ -52,6 +53,15 @@ SCALARS = {
     "char *": "c_void_p",
     "char **": "ctypes.POINTER(c_void_p)",  # an owned string out (ae_diag_*): freed with ae_string_free
     "const char *const *": "ctypes.POINTER(c_char_p)",
+    "double": "ctypes.c_double",
+    "uint64_t": "ctypes.c_uint64",
+    "const double *": "ctypes.POINTER(ctypes.c_double)",
+    "const uint64_t *": "ctypes.POINTER(ctypes.c_uint64)",
+    # The metric a visit callback gets: its Structure (Metric) comes after the callback types, so the
+    # callback takes the address and the package casts it (ctypes.cast(pointer, POINTER(Metric))).
+    "const ae_metric *": "c_void_p",
+    # An out-parameter for a string the caller frees with ae_string_free (ae_client_metrics_text).
+    "char **": "ctypes.POINTER(c_void_p)",
 }
 BANNER = """\
 # SPDX-License-Identifier: Apache-2.0

@@ -207,8 +207,9 @@ step "CMake package (build, ctest, install, find_package, pkg-config, SONAME)"
 AE_CMAKE_BUILD_DIR="$work/cmake" bash Tests/c/check-cmake-package.sh
 
 step "C example player, built against the installed package, against the emulator (V2, V1, platform SSO with two apps)"
-out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c)
-expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done"
+out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --metrics)
+expect_output "C player" "$out" "activation code" "scan the QR code" "short media token" "logout: done" \
+    'ae_calls_total{ae_call="getAuthorization",ae_outcome="success"} 1' "# TYPE http_client_request_duration_seconds histogram"
 out=$(AE_CMAKE_BUILD_DIR="$work/cmake" AE_DEMO_DIR="$work/demo" bash scripts/demo.sh --player c --api v1)
 expect_output "C player, V1" "$out" "REST API V1" "activation code" "short media token" "logout: done"
 # Platform-identity SSO with two apps on one box (scripts/two-apps.sh): the first logs in and keeps its

@@ -6,4 +6,10 @@ Standard library only. `aepass-emulator` (cli.py; `python3 -m aepass`) is the co
 `aepass.testing` and the pytest plugin (`pytest_plugin.py`) are for tests written against it.
 """
 
+import os as _os
+
 __version__ = "1.0.0"
+# The process that started this one, read as the package is first imported (before the server's modules,
+# whose import takes a while on a loaded machine): `serve --exit-with-parent` watches it, so a parent that
+# ends while the emulator is still starting is not missed (serve.watch_parent).
+STARTED_BY = _os.getppid()

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from . import STARTED_BY
 from .app import App
 from .catalog import REQUESTORS
 from .catalog_file import CatalogError, apply_catalog
@@ -64,11 +65,14 @@ def parse_args(argv: list[str], prog: str | None = None) -> argparse.Namespace:
 
 
 def watch_parent(stop: Callable[[int, Any], None]) -> None:
-    """Calls stop() once this process is re-parented (the parent ended), checking twice a second."""
-    parent = os.getppid()
+    """Calls stop() once this process is re-parented (the parent ended), checking twice a second. The
+    parent is the one that started the process (`aepass.STARTED_BY`, read first thing): if it ended
+    during start-up, stop comes at once; so it does when the process was an orphan (of init, pid 1)
+    already then."""
+    parent = STARTED_BY
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == parent and parent != 1:
             time.sleep(0.5)
         stop(signal.SIGTERM, None)
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()

@@ -7,17 +7,23 @@
  *   the activation URL as a QR code and a countdown → the viewer logs in on another device →
  *   getAuthorization → short media token → logout
  *
- * The loop watches three descriptors: ae_client_event_fd() (callbacks are queued), a timerfd (the
- * countdown, once a second) and, with --interactive, stdin (the viewer's choices).
+ * The loop watches four descriptors: ae_client_event_fd() (callbacks are queued), a timerfd (the
+ * countdown, once a second), a signalfd (SIGUSR1: print the metrics) and, with --interactive, stdin
+ * (the viewer's choices).
  *
  *   c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]
  *            [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]
  *            [--api v2|v1] [--ca-file PEM] [--platform-token FILE] [--keep-session] [--device-id ID]
+ *            [--metrics]
  *
  * Unattended (the default) it picks --mvpd (or the first TV provider) and waits for someone to log
  * in at the printed URL: against the emulator started with --auto-login-ms, its simulated viewer
  * does. --interactive asks which provider to use; while the code is shown, "q" cancels.
  * Exit status: 0 when the flow reached the media token and the logout; 1 otherwise; 2 bad usage.
+ *
+ * Metrics (docs/METRICS.md), an exporter with no library of its own: SIGUSR1 prints the client's
+ * metrics in Prometheus's text format to stdout at any time (`kill -USR1 <pid>`), and --metrics
+ * prints them once more when the flow ends, before the client is destroyed.
  */
 #include "terminal_qr.h"
 
@@ -26,6 +32,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +62,7 @@ struct options {
     int interactive;
     int qr;
     int api_generation; /* AE_API_V2 or AE_API_V1 (--api) */
+    int metrics;        /* print the metrics when the flow ends (--metrics) */
 };
 
 enum phase { STARTING, CHECKING, LOGGING_IN, AUTHORIZING, LOGGING_OUT, FINISHED };
@@ -314,7 +323,9 @@ static int read_stdin(void) {
 static void usage(FILE *out) {
     fprintf(out, "usage: c-player --base-url URL [--requestor ID] [--mvpd ID] [--resource ID] [--storage PATH]\n"
                  "                [--poll-ms N] [--timeout SECONDS] [--interactive] [--no-qr] [--software-statement JWT]\n"
-                 "                [--api v2|v1] [--ca-file PEM] [--platform-token FILE] [--keep-session] [--device-id ID]\n");
+                 "                [--api v2|v1] [--ca-file PEM] [--platform-token FILE] [--keep-session] [--device-id ID]\n"
+                 "                [--metrics]\n"
+                 "SIGUSR1 prints the metrics (Prometheus text) at any time; --metrics once more at the end.\n");
 }
 
 static int number_option(const char *name, const char *text, int minimum, int *out) {
@@ -339,7 +350,7 @@ static int parse_options(int argc, char **argv, struct options *options) {
         {"api", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
         {"ca-file", required_argument, NULL, 'c'},  {"platform-token", required_argument, NULL, 'T'},
         {"keep-session", no_argument, NULL, 'k'},   {"device-id", required_argument, NULL, 'd'},
-        {NULL, 0, NULL, 0},
+        {"metrics", no_argument, NULL, 'M'},        {NULL, 0, NULL, 0},
     };
     *options = (struct options){.requestor = "REF30", .resource = "LIVE", .poll_ms = 3000, .timeout_s = -1,
                                 .qr = 1, .software_statement = DEMO_SOFTWARE_STATEMENT, .api_generation = AE_API_V2};
@@ -356,6 +367,7 @@ static int parse_options(int argc, char **argv, struct options *options) {
         case 'T': options->platform_token = optarg; break;
         case 'k': options->keep_session = 1; break;
         case 'd': options->device_id = optarg; break;
+        case 'M': options->metrics = 1; break;
         case 'p': if (number_option("--poll-ms", optarg, 1000, &options->poll_ms)) return -1; break;
         case 't': if (number_option("--timeout", optarg, 0, &options->timeout_s)) return -1; break;
         case 'i': options->interactive = 1; break;
@@ -437,9 +449,35 @@ static int give_platform_token(const char *path) {
                    "ae_set_identity_token");
 }
 
+/* ---- metrics: the Prometheus text exposition, on a signal or at the end ----------------------- */
+
+static void print_metrics(void) {
+    char *text = NULL;
+    if (checked(ae_client_metrics_text(player.client, AE_METRICS_PROMETHEUS, &text), "ae_client_metrics_text") == 0) {
+        fputs(text, stdout);
+        fflush(stdout);
+    }
+    ae_string_free(text);
+}
+
+/* SIGUSR1 as a descriptor the loop watches (a signal handler may call no ae_* function). Blocked before
+   the client exists, so that the library's threads, which inherit the mask, never take it either. */
+static int metrics_signal_fd(void) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    if (sigprocmask(SIG_BLOCK, &usr1, NULL) != 0) return -1;
+    return signalfd(-1, &usr1, SFD_CLOEXEC);
+}
+
 int main(int argc, char **argv) {
     if (parse_options(argc, argv, &player.options) != 0) return 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    int metrics_fd = metrics_signal_fd();
+    if (metrics_fd < 0) {
+        perror("c-player: signalfd");
+        return 1;
+    }
     if (ae_version_number() != AE_VERSION_NUMBER) {
         fprintf(stderr, "c-player: built with accessenabler.h %d but runs with the library %s\n", AE_VERSION_NUMBER,
                 ae_version_string());
@@ -465,12 +503,13 @@ int main(int argc, char **argv) {
 
     checked(ae_set_requestor(player.client, player.options.requestor, NULL), "setRequestor");
     while (player.phase != FINISHED) {
-        struct pollfd watched[3] = {
+        struct pollfd watched[4] = {
             {ae_client_event_fd(player.client), POLLIN, 0},
             {timer, POLLIN, 0},
+            {metrics_fd, POLLIN, 0},
             {STDIN_FILENO, POLLIN, 0},
         };
-        if (poll(watched, watch_stdin ? 3 : 2, -1) < 0) {
+        if (poll(watched, watch_stdin ? 4 : 3, -1) < 0) {
             if (errno == EINTR) continue;
             perror("c-player: poll");
             finish(1);
@@ -487,12 +526,18 @@ int main(int argc, char **argv) {
                 finish(1);
             }
         }
-        if (watch_stdin && (watched[2].revents & (POLLIN | POLLHUP)) && read_stdin() < 0) {
+        if (watched[2].revents & POLLIN) {
+            struct signalfd_siginfo signal_info;
+            if (read(metrics_fd, &signal_info, sizeof signal_info) == (ssize_t)sizeof signal_info) print_metrics();
+        }
+        if (watch_stdin && (watched[3].revents & (POLLIN | POLLHUP)) && read_stdin() < 0) {
             watch_stdin = 0; /* end of input: nobody will answer any more */
             if (player.choosing) select_provider(NULL);
         }
     }
+    if (player.options.metrics) print_metrics();
     ae_client_destroy(player.client); /* no callback runs after this */
     close(timer);
+    close(metrics_fd);
     return player.exit_status;
 }

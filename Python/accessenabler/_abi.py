@@ -234,6 +234,17 @@ AE_VALUE_LIST = 4
 AE_VALUE_OBJECT = 5
 AE_VALUE_OTHER = 6
 
+# The kind of a metric (ae_metric.type).
+AE_METRIC_COUNTER = 1
+AE_METRIC_GAUGE = 2
+AE_METRIC_HISTOGRAM = 3
+
+# The formats of ae_client_metrics_text().
+AE_METRICS_PROMETHEUS = 1
+AE_METRICS_JSON = 2
+AE_METRIC_VERSION = 1
+AE_METRICS_PUSH_MIN_MS = 1000
+
 # --- C types --------------------------------------------------------------------------------------
 c_char_p = ctypes.c_char_p
 c_void_p = ctypes.c_void_p
@@ -284,6 +295,10 @@ DELEGATE_DISMISS_TV_PROVIDER_DIALOG_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void
 DELEGATE_STATUS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 # ae_preauthorize_fn
 PREAUTHORIZE_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+# ae_metric_fn
+METRIC_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+# ae_metrics_push_fn
+METRICS_PUSH_FN = ctypes.CFUNCTYPE(None, _CLIENT, c_void_p)
 
 
 # --- structs, in the header's order (fields in its order, by version) -----------------------------
@@ -400,6 +415,25 @@ class Delegate(ctypes.Structure):
     ] + _CALLBACKS
 
 
+class Metric(ctypes.Structure):
+    """ae_metric (version 1)."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("name", c_char_p),
+        ("unit", c_char_p),
+        ("type", c_int32),
+        ("label_count", ctypes.c_size_t),
+        ("label_names", ctypes.POINTER(c_char_p)),
+        ("label_values", ctypes.POINTER(c_char_p)),
+        ("value", ctypes.c_double),
+        ("count", ctypes.c_uint64),
+        ("bucket_count", ctypes.c_size_t),
+        ("bucket_bounds", ctypes.POINTER(ctypes.c_double)),
+        ("bucket_counts", ctypes.POINTER(ctypes.c_uint64)),
+    ]
+
+
 # --- functions: name -> (restype, argtypes), in the header's order --------------------------------
 _SIGNATURES = {
     "ae_version_string": (c_char_p, []),
@@ -462,4 +496,7 @@ _SIGNATURES = {
     "ae_payload_count": (ctypes.c_size_t, [c_void_p]),
     "ae_payload_at": (c_void_p, [c_void_p, ctypes.c_size_t]),
     "ae_payload_text": (c_char_p, [c_void_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "ae_client_metrics": (c_int32, [_CLIENT, METRIC_FN, c_void_p]),
+    "ae_client_metrics_text": (c_int32, [_CLIENT, c_int32, ctypes.POINTER(c_void_p)]),
+    "ae_client_set_metrics_push": (c_int32, [_CLIENT, ctypes.c_uint32, METRICS_PUSH_FN, c_void_p]),
 }

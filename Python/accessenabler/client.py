@@ -17,8 +17,10 @@ import weakref
 from ._abi import (_CALLBACKS, _CLIENT, AE_CA_WITH_SYSTEM, AE_CALLBACKS_THREAD, AE_CONFIG_VERSION,
                    AE_DELEGATE_VERSION, AE_E_INVALID_ARG, AE_E_UNSUPPORTED_VERSION, AE_IDENTITY_PROVIDER_VERSION,
                    AE_IDENTITY_TOKEN_PLATFORM, AE_IDENTITY_TOKEN_SERVICE, AE_LOG_ERROR, AE_LOGIN_SECOND_SCREEN, AE_OK,
+                   AE_METRIC_COUNTER, AE_METRIC_GAUGE, AE_METRIC_HISTOGRAM, AE_METRICS_JSON, AE_METRICS_PROMETHEUS,
                    AE_STORE_CHECK_QUICK, AE_TLS_1_2, IDENTITY_CANCEL_REQUEST_FN, IDENTITY_REQUEST_TOKEN_FN, LOG_FN,
-                   PREAUTHORIZE_FN, Config, Delegate, IdentityProviderStruct, PartnerFramework, c_int32)
+                   METRIC_FN, METRICS_PUSH_FN, PREAUTHORIZE_FN, Config, Delegate, IdentityProviderStruct, Metric,
+                   PartnerFramework, c_int32)
 from ._library import HAS_PARTNER_FRAMEWORK, lib
 from .errors import AEError, check, last_error_message
 
@@ -358,3 +360,50 @@ class Client:
             with self._preauthorize_lock:
                 self._preauthorize_pending.pop(id(entry), None)
         check(status)
+
+    # --- metrics (docs/METRICS.md) -------------------------------------------------------------
+
+    _METRIC_KINDS = {AE_METRIC_COUNTER: "counter", AE_METRIC_GAUGE: "gauge", AE_METRIC_HISTOGRAM: "histogram"}
+
+    def metrics(self):
+        """ae_client_metrics: every series now, as dicts {"name", "type" ("counter", "gauge", "histogram"),
+        "unit", "labels" {name: value, "" values left out}, "value", "count", "buckets" [(upper_bound,
+        cumulative_count), ...]}, in docs/METRICS.md's order."""
+        series = []
+
+        def visit(address, _):
+            metric = ctypes.cast(address, ctypes.POINTER(Metric)).contents
+            labels = {metric.label_names[i].decode(): metric.label_values[i].decode()
+                      for i in range(metric.label_count)}
+            series.append({
+                "name": metric.name.decode(), "type": self._METRIC_KINDS[metric.type], "unit": metric.unit.decode(),
+                "labels": {name: value for name, value in labels.items() if value},
+                "value": metric.value, "count": metric.count,
+                "buckets": [(metric.bucket_bounds[i], metric.bucket_counts[i]) for i in range(metric.bucket_count)],
+            })
+
+        check(lib.ae_client_metrics(self._handle, METRIC_FN(visit), None))
+        return series
+
+    def metrics_text(self, format="prometheus"):
+        """ae_client_metrics_text: the metrics as Prometheus text exposition ("prometheus") or JSON text ("json")."""
+        formats = {"prometheus": AE_METRICS_PROMETHEUS, "json": AE_METRICS_JSON}
+        if format not in formats:
+            raise ValueError(f"format must be one of {sorted(formats)}")
+        out = ctypes.c_void_p()
+        check(lib.ae_client_metrics_text(self._handle, formats[format], ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode()
+        finally:
+            lib.ae_string_free(out.value)
+
+    def set_metrics_push(self, interval_ms, push):
+        """ae_client_set_metrics_push: push(client) every interval_ms (at least AE_METRICS_PUSH_MIN_MS) on the
+        callback thread (in dispatch() in event-loop mode); it may call metrics() or metrics_text(). None stops."""
+        if push is None:
+            check(lib.ae_client_set_metrics_push(self._handle, 0, METRICS_PUSH_FN(), None))
+            return
+        client = weakref.ref(self)  # the thunk is kept by the client: no cycle through it
+        function = METRICS_PUSH_FN(lambda _handle, _: push(client()) if client() is not None else None)
+        check(lib.ae_client_set_metrics_push(self._handle, interval_ms, function, None))
+        self._keep.append(function)  # called until replaced, stopped or closed: it lives as long as the client

@@ -121,6 +121,18 @@ CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) 
 CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
     return curl_share_setopt(share, option, value);
 }
+static int count_resolve(void *resolver_state, void *reserved, void *counter) {
+    (void)resolver_state;
+    (void)reserved;
+    *(unsigned long long *)counter += 1;
+    return 0;
+}
+
+CURLcode ccurl_setopt_resolve_counter(CURL *easy, unsigned long long *counter) {
+    CURLcode code = curl_easy_setopt(easy, CURLOPT_RESOLVER_START_DATA, (void *)counter);
+    return code != CURLE_OK ? code : curl_easy_setopt(easy, CURLOPT_RESOLVER_START_FUNCTION, count_resolve);
+}
+
 CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *out) { return curl_easy_getinfo(easy, info, out); }
 CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **out) { return curl_easy_getinfo(easy, info, out); }
 CURLcode ccurl_getinfo_double(CURL *easy, CURLINFO info, double *out) { return curl_easy_getinfo(easy, info, out); }

@@ -96,6 +96,18 @@ static void valid_config(ae_config *c) {
    handle, where every one must return AE_E_INVALID_HANDLE. */
 static void preauthorize_cb(const char *response, void *u) { (void)response, (void)u, callbacks++; }
 
+static int metric_series;
+
+static void count_metric(const ae_metric *metric, void *user_data) {
+    (void)user_data;
+    if (metric && metric->version >= 1 && metric->name && metric->unit) metric_series++;
+}
+
+static void metrics_push_cb(ae_client *client, void *user_data) {
+    (void)client;
+    (void)user_data;
+}
+
 static void expect_all_invalid_handle(ae_client *h) {
     EXPECT(ae_set_options(h, "{}"), AE_E_INVALID_HANDLE);
     EXPECT(ae_set_requestor(h, "REF30", NULL), AE_E_INVALID_HANDLE);
@@ -114,6 +126,13 @@ static void expect_all_invalid_handle(ae_client *h) {
         int32_t store_status = -1;
         EXPECT(ae_client_store_status(h, &store_status), AE_E_INVALID_HANDLE);
         CHECK(store_status == -1);
+    }
+    {
+        char *text = (char *)"untouched";
+        EXPECT(ae_client_metrics(h, count_metric, NULL), AE_E_INVALID_HANDLE);
+        EXPECT(ae_client_metrics_text(h, AE_METRICS_PROMETHEUS, &text), AE_E_INVALID_HANDLE);
+        CHECK(text == NULL);
+        EXPECT(ae_client_set_metrics_push(h, AE_METRICS_PUSH_MIN_MS, NULL, NULL), AE_E_INVALID_HANDLE);
     }
 }
 
@@ -323,6 +342,26 @@ int main(void) {
         EXPECT(ae_preauthorize(client, "{\"resources\": [\"R\"]", preauthorize_cb, NULL), AE_E_INVALID_ARG);
         EXPECT(ae_check_preauthorized_resources(client, "[1,2]", 1), AE_E_INVALID_ARG);
         EXPECT(ae_check_preauthorized_resources(client, "{\"R\": 1}", 1), AE_E_INVALID_ARG);
+
+        section("metrics (1.5)");
+        {
+            char *text = NULL;
+            metric_series = 0;
+            EXPECT(ae_client_metrics(client, count_metric, NULL), AE_OK);
+            CHECK(metric_series >= 3); /* the label-less counter and histograms, at zero */
+            EXPECT(ae_client_metrics(client, NULL, NULL), AE_E_INVALID_ARG);
+            EXPECT(ae_client_metrics_text(client, AE_METRICS_PROMETHEUS, &text), AE_OK);
+            CHECK(text != NULL && strstr(text, "# TYPE http_client_request_duration_seconds histogram\n") != NULL);
+            ae_string_free(text);
+            EXPECT(ae_client_metrics_text(client, AE_METRICS_JSON, &text), AE_OK);
+            CHECK(text != NULL && strncmp(text, "{\"metrics\":", 11) == 0);
+            ae_string_free(text);
+            EXPECT(ae_client_metrics_text(client, 0, &text), AE_E_INVALID_ARG);
+            CHECK(text == NULL);
+            EXPECT(ae_client_metrics_text(client, AE_METRICS_JSON, NULL), AE_E_INVALID_ARG);
+            EXPECT(ae_client_set_metrics_push(client, AE_METRICS_PUSH_MIN_MS - 1, metrics_push_cb, NULL), AE_E_INVALID_ARG);
+            EXPECT(ae_client_set_metrics_push(client, 0, NULL, NULL), AE_OK); /* stop: nothing to stop */
+        }
 
         section("insecure service provider URL");
         EXPECT(ae_set_requestor(client, "REF30", "[\"http://example.com\"]"), AE_E_INSECURE_URL);

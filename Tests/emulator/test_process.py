@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from emulator_testkit import (
     ALL_SESSION_PARAMS, DEPRECATED_EMULATOR, EMULATOR, EMULATOR_DIR, HERE, Api, start_emulator, stop_emulator,
 )
@@ -66,16 +68,20 @@ def test_bad_config_file_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no_such_key" in result.stderr
 
 
-def test_exit_with_parent_stops_when_the_starter_ends(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lives_s", [2, 0])
+def test_exit_with_parent_stops_when_the_starter_ends(tmp_path: Path, lives_s: int) -> None:
     """A test process that dies must not leave an emulator holding its pipes: with
-    --exit-with-parent the emulator notices it was re-parented and exits cleanly."""
+    --exit-with-parent the emulator notices it was re-parented and exits cleanly; also when the parent
+    ends at once, while the emulator is still starting (`lives_s` 0: on a loaded machine the emulator
+    read its parent only after the parent had gone, and served on for ever)."""
     pid_file = tmp_path / "pid"
     emulator = EMULATOR
     # sh starts the emulator in the background, records its pid, lets it start, and exits.
     subprocess.run(["sh", "-c", f'"{sys.executable}" "{emulator}" --port 0 --quiet --exit-with-parent '
-                                f'>/dev/null 2>&1 & echo $! > "{pid_file}"; sleep 2'], check=True, timeout=30)
+                                f'>/dev/null 2>&1 & echo $! > "{pid_file}"; sleep {lives_s}'], check=True, timeout=30)
     pid = int(pid_file.read_text())
-    os.kill(pid, 0)  # it was serving while sh lived
+    if lives_s:
+        os.kill(pid, 0)  # it was serving while sh lived
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:

@@ -55,6 +55,9 @@ ARGUMENT_TYPES = {
     "const ae_payload *": ctypes.c_void_p,
     "size_t *": ctypes.POINTER(ctypes.c_size_t),
     "int64_t *": ctypes.POINTER(ctypes.c_int64),
+    "ae_metric_fn": ae.METRIC_FN,
+    "ae_metrics_push_fn": ae.METRICS_PUSH_FN,
+    "char **": ctypes.POINTER(ctypes.c_void_p),
 }
 RETURN_TYPES = {"void": None, "int32_t": ctypes.c_int32, "int": ctypes.c_int, "const char *": ctypes.c_char_p,
                 "char *": ctypes.c_void_p,
@@ -91,7 +94,8 @@ def test_every_function_has_argtypes_and_restype_as_the_header_declares(name, re
 
 
 STRUCTS = {"ae_config": ae.Config, "ae_delegate": ae.Delegate, "ae_partner_framework": ae.PartnerFramework,
-           "ae_http_transport": ae.HttpTransport, "ae_identity_provider": ae.IdentityProviderStruct}
+           "ae_http_transport": ae.HttpTransport, "ae_identity_provider": ae.IdentityProviderStruct,
+           "ae_metric": ae.Metric}
 
 
 def test_structs_have_the_header_fields_in_order():

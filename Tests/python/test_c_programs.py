@@ -93,3 +93,53 @@ def test_the_readmes_c_program_runs_as_written(emulator, tmp_path):
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and "setRequestor: failed" in refused.stdout, refused.stdout + refused.stderr
     assert "status " in refused.stdout  # the status callback named the refusal
+
+
+def test_the_c_players_prometheus_exporter(emulator, tmp_path):
+    """Examples/CPlayer as a metrics exporter (docs/METRICS.md): SIGUSR1 while the code is shown prints
+    the Prometheus text then, --metrics prints it at the end; prometheus_client's parser reads both."""
+    import re
+    import signal
+    import time
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    player = tmp_path / "c-player"
+    subprocess.run(["gcc", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-O2", f"-I{ROOT / 'Include'}",
+                    f"-I{ROOT / 'Examples/CPlayer'}", str(ROOT / "Examples/CPlayer/player.c"),
+                    str(ROOT / "Examples/CPlayer/terminal_qr.c"), "-o", str(player), f"-L{LIBRARY.parent}",
+                    f"-Wl,-rpath,{LIBRARY.parent}", "-laccessenabler", "-lqrencode"], check=True)
+    process = subprocess.Popen([str(player), "--base-url", emulator.url, "--no-qr", "--poll-ms", "1000", "--metrics",
+                                "--storage", str(tmp_path / "store.db"), "--timeout", "60"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = []
+    try:
+        for line in process.stdout:
+            out.append(line)
+            code = re.search(r"activation code\s+([A-Z0-9]+)", line)
+            if code:
+                process.send_signal(signal.SIGUSR1)  # while the code is shown: the metrics so far
+                time.sleep(0.5)
+                emulator.login(code.group(1))
+                break
+        rest, errors = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    text = "".join(out) + rest
+    assert process.returncode == 0, text + errors
+    dumps = re.findall(r"(# HELP http_client_request_duration_seconds .*?# TYPE ae_outage_state gauge\n(?:ae_outage_state [^\n]*\n)?)",
+                       text, re.DOTALL)
+    assert len(dumps) == 2, text
+    first, last = ({f.name: f for f in text_string_to_metric_families(dump)} for dump in dumps)
+
+    def calls(families):
+        return {(s.labels["ae_call"], s.labels["ae_outcome"]): s.value for s in families["ae_calls"].samples}
+    assert calls(first) == {("setRequestor", "success"): 1, ("checkAuthentication", "not_authenticated"): 1}
+    assert calls(last) == {("setRequestor", "success"): 1, ("checkAuthentication", "not_authenticated"): 1,
+                           ("getAuthentication", "success"): 1, ("getAuthorization", "success"): 1,
+                           ("logout", "success"): 1}
+    login = [s.value for s in last["ae_login_duration_seconds"].samples if s.name.endswith("_count")]
+    assert login == [1]
+    requests = sum(s.value for s in last["ae_http_requests"].samples)
+    assert requests == len([e for e in emulator.log() if e["method"] != "HEAD"])

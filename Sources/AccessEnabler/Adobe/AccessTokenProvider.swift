@@ -22,6 +22,8 @@ package actor AccessTokenProvider {
     private var loaded = false
     private var credentials: ClientCredentials?
     private var token: (value: String, expiresAt: Int64)?
+    /// Whether this client had a token before (stored or fetched): the next fetch is a renewal.
+    private var hadToken = false
     /// The shared fetch in progress, and whether the client is shut down (`shutdown`, from any
     /// thread: the fetch is no task of the engine's, so the engine's shutdown does not reach it).
     private nonisolated let refresh = Locked<(task: Task<String, any Error>?, closed: Bool)>((nil, false))
@@ -136,6 +138,7 @@ package actor AccessTokenProvider {
         credentials = stored
         if let saved = try? store.accessToken(scope, clientID: stored.clientID) {
             token = (saved.token, saved.expiresAt)
+            hadToken = true
         }
     }
 
@@ -223,6 +226,8 @@ package actor AccessTokenProvider {
             let lifetime = (answer.expiresIn ?? Defaults.accessTokenSeconds).clamped(to: Limits.accessTokenSeconds) * 1000
             let expiresAt = clock.nowMillis().clampedSubtracting(elapsed).clampedAdding(lifetime)
             token = (answer.accessToken, expiresAt)
+            if hadToken { executor.metrics.add(MetricCatalog.tokenRenewals, ["access_token"]) }  // expired or refused
+            hadToken = true
             do {
                 try store.saveAccessToken(
                     scope, clientID: credentials.clientID, token: answer.accessToken,

@@ -44,6 +44,8 @@ package actor Engine {
     var loginFlow: LoginFlow
     /// The tasks of the login's operations in progress (cancelled when the flow says so).
     var loginTasks: [LoginOperation: Int] = [:]
+    /// When the login's code was shown (monotonic ns), for `ae.login.duration`; nil: no code shown.
+    var loginCodeShownAt: UInt64?
     /// Preauthorization decisions for five minutes (PreauthorizationFlow decides what goes in).
     var preauthorizationCache = PreauthorizationCache()
     /// True while the engine runs actions with the store held open (Engine+Flows.swift: `DrivenFlow.keepsStoreOpen`).

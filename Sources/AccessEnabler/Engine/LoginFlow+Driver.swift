@@ -37,6 +37,10 @@ extension Engine {
                 }
             case .saveProfile(let profile):
                 saveProfile(profile)
+                if let shownAt = loginCodeShownAt {
+                    executor.metrics.observe(MetricCatalog.loginDuration, Double(monotonicNanos() &- shownAt) / 1e9)
+                    loginCodeShownAt = nil
+                }
             case .endTempPass(let mvpd, let identity):
                 endTempPass(mvpd, identity: identity)
             case .cachePartnerStatus(let status):
@@ -45,6 +49,17 @@ extension Engine {
                 startAuthorization(call, resource, check: false, profile: profile, afterLogin: true)
             }
         }
+        noteCodeShown()
+    }
+
+    /// Starts the login's clock when its code is first shown (`ae.login.duration`); a login that
+    /// ended without a profile stops it.
+    private func noteCodeShown() {
+        guard let login = loginFlow.login else {
+            loginCodeShownAt = nil
+            return
+        }
+        if login.step.codeShown, loginCodeShownAt == nil { loginCodeShownAt = monotonicNanos() }
     }
 
     private func loginAnswered(_ operation: LoginOperation, _ answer: LoginAnswer) {

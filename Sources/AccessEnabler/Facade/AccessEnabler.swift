@@ -12,20 +12,24 @@ public final class AccessEnabler: @unchecked Sendable {
         weak var status: (any EntitlementStatus)?
     }
 
-    private let engine: Engine
+    let engine: Engine
     /// The gate's actions of accepted calls, in order, for the engine: each accepted call starts a
     /// task on the engine's thread that runs whatever is queued by then (Engine.executeAccepted).
     private let queuedCommands = Locked<[[RequestorGate.Action]]>([])
-    private let callbacks: any CallbackRunner
+    let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let store: TokenStore
     private let context: Locked<DeviceContext>
     /// The clock SSO tokens' `exp` is judged on (Adobe's time when known).
-    private let wallClock: any WallClock
+    let wallClock: any WallClock
     /// Set by shutdown; held while a call is handed over, so calls and destroy do not interleave.
     private let destroyed = Locked(false)
     private let delegates = Locked(Delegates())
     private let logger: Logger
+    /// The client's metrics (docs/METRICS.md; AccessEnabler+Metrics.swift).
+    let metricsRegistry: Metrics
+    /// The push timer's task (`setMetricsPush`), cancelled by the next call and by shutdown.
+    let metricsPush = Locked<Task<Void, Never>?>(nil)
     /// How the store was found at create (opened, created, recovered from damage, cleared, …).
     public let storeStatus: StoreOpenStatus
     /// The async calls waiting for their events, by call id (AccessEnabler+Async.swift).
@@ -74,12 +78,15 @@ public final class AccessEnabler: @unchecked Sendable {
         // after OpenSSL's own (ccurl.c): every client, a host transport's too (its engine uses OpenSSL).
         _ = ccurl_global_init_once()
         logger = Logger(maxLevel: settings.logLevel, sink: settings.logSink)
+        let metrics = Metrics()
+        metricsRegistry = metrics
         let store: TokenStore
         let deviceID: String
         do throws(StoreError) {
             store = try TokenStore(
                 path: settings.storagePath, app: StoreScope(softwareStatement: settings.softwareStatement, api: "").app,
-                sealer: settings.storeKey.flatMap(Sealer.init(key:)), check: settings.storeCheck, logger: logger)
+                sealer: settings.storeKey.flatMap(Sealer.init(key:)), check: settings.storeCheck, logger: logger,
+                metrics: metrics)
             if let given = settings.deviceID {
                 deviceID = given
             } else {
@@ -113,7 +120,7 @@ public final class AccessEnabler: @unchecked Sendable {
             self.transport = chosen
         } else {
             engineThread = ClientExecutor(ownThread: false)
-            self.transport = CurlTransport(options: transportOptions ?? .init(), executor: engineThread)
+            self.transport = CurlTransport(options: transportOptions ?? .init(), executor: engineThread, metrics: metrics)
         }
         let callbacks: any CallbackRunner
         switch settings.callbackMode {
@@ -125,9 +132,11 @@ public final class AccessEnabler: @unchecked Sendable {
         self.callbacks = callbacks
         let executor = RequestExecutor(
             transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
-            serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis)
+            serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis, metrics: metrics)
+        metrics.gauge(MetricCatalog.clockSkew) { serverClock.skewMillis.map { Double($0) / 1000 } }
+        metrics.gauge(MetricCatalog.outageState) { [weak executor] in executor?.outageGauge }
         let scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
-        let sink = CallbackSink(queue: callbacks, logger: logger) { failure in
+        let sink = CallbackSink(queue: callbacks, logger: logger, metrics: metrics) { failure in
             // On the engine thread, as the store's other writes; a failure to record is not the host's.
             try? store.recordFailure(
                 scope, level: failure.isError ? "error" : "warning", errorID: failure.errorID, message: failure.line,
@@ -156,6 +165,7 @@ public final class AccessEnabler: @unchecked Sendable {
         // What the engine's job had not taken yet is never executed (the engine shuts down next); a
         // preauthorize completion among it holds this client, which would keep it alive.
         queuedCommands.withLock { $0.removeAll() }
+        metricsPush.withLock { $0?.cancel() }
         callbacks.close()
         asyncCalls.close()
         // The transport first: the host's `send` running on the engine thread is waited for and the
@@ -369,6 +379,14 @@ public final class AccessEnabler: @unchecked Sendable {
         if destroyed.withLock({ $0 }) { throw .invalidHandle() }
     }
 
+    /// Runs `body` unless the client was destroyed (then `invalidHandle`); a destroy waits for it.
+    func whileAlive<T>(_ body: () throws(AccessEnablerError) -> T) throws(AccessEnablerError) -> T {
+        try destroyed.withLock { destroyed throws(AccessEnablerError) in
+            if destroyed { throw .invalidHandle() }
+            return try body()
+        }
+    }
+
     /// A new call identity (`id` of `submit`; the async API takes one before it submits).
     func newCallID() -> CallID {
         CallID(
@@ -389,10 +407,14 @@ public final class AccessEnabler: @unchecked Sendable {
             let actions: [RequestorGate.Action]
             switch engine.accept(call) {
             case .success(let accepted): actions = accepted
-            case .failure(.noRequestor): throw .noRequestor()
+            case .failure(.noRequestor):
+                metricsRegistry.callRefused(command, outcome: "no_requestor")
+                throw .noRequestor()
             case .failure(.queueFull):
+                metricsRegistry.callRefused(command, outcome: "queue_full")
                 throw .queueFull("\(RequestorGate.maxQueued) calls already wait for setRequestor to complete")
             }
+            metricsRegistry.callAccepted(call)
             if case .preauthorize(let request, let completion) = command {
                 openCompletions.withLock { $0[call.id] = (request, completion) }
             }
@@ -438,6 +460,7 @@ public final class AccessEnabler: @unchecked Sendable {
 private final class CallbackSink: EventSink, @unchecked Sendable {
     private let queue: any CallbackRunner
     private let logger: Logger
+    private let metrics: Metrics
     private let recorder: (@Sendable (Failure) -> Void)?
     weak var owner: AccessEnabler?
 
@@ -448,9 +471,10 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
         var line: String
     }
 
-    init(queue: any CallbackRunner, logger: Logger, recorder: (@Sendable (Failure) -> Void)?) {
+    init(queue: any CallbackRunner, logger: Logger, metrics: Metrics, recorder: (@Sendable (Failure) -> Void)?) {
         self.queue = queue
         self.logger = logger
+        self.metrics = metrics
         self.recorder = recorder
     }
 
@@ -459,6 +483,7 @@ private final class CallbackSink: EventSink, @unchecked Sendable {
             if failure.isError { logger.error(failure.line) } else { logger.warning(failure.line) }
             recorder?(failure)
         }
+        if emission.ends, let call = emission.calls.first { metrics.callEnded(call.value, outcome: emission.outcome(of:)) }
         queue.enqueue { [weak self] in self?.owner?.deliver(emission) }
     }
 

@@ -13,6 +13,23 @@ package enum Command: Sendable {
     case getMetadata(MetadataKey)
     case logout
     case handleExternalURL(String)
+
+    /// The AccessEnabler call that made it (iOS's name), as the metrics' `ae.call` names it.
+    package var callName: String {
+        switch self {
+        case .setRequestor: "setRequestor"
+        case .checkAuthentication: "checkAuthentication"
+        case .getAuthentication: "getAuthentication"
+        case .setSelectedProvider: "setSelectedProvider"
+        case .getSelectedProvider: "getSelectedProvider"
+        case .authorization(_, let check): check ? "checkAuthorization" : "getAuthorization"
+        case .checkPreauthorizedResources: "checkPreauthorizedResources"
+        case .preauthorize: "preauthorize"
+        case .getMetadata: "getMetadata"
+        case .logout: "logout"
+        case .handleExternalURL: "handleExternalURL"
+        }
+    }
 }
 
 /// A callback on its way to the host, in AccessEnabler's terms.

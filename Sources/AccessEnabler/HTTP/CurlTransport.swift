@@ -90,11 +90,19 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     /// The jobs of the client's engine and its tasks, run by this transport's network thread
     /// between transfers (ClientExecutor); nil: the thread runs transfers only.
     private let jobs: JobMailbox?
+    /// Connections, TLS handshakes and failures, DNS lookups (docs/METRICS.md).
+    private let metrics: Metrics?
+    /// Host name resolutions libcurl started (ccurl_setopt_resolve_counter; network thread only),
+    /// and how many of them are in `metrics` already.
+    private let resolves = UnsafeMutablePointer<CUnsignedLongLong>.allocate(capacity: 1)
+    private var resolvesCounted: CUnsignedLongLong = 0
 
     /// `executor`: the network thread also runs that executor's jobs (the client's engine), and goes
     /// on running them after `shutdown()` until the executor is released.
-    package init(options: Options, executor: ClientExecutor? = nil) {
+    package init(options: Options, executor: ClientExecutor? = nil, metrics: Metrics? = nil) {
         self.options = options
+        self.metrics = metrics
+        resolves.initialize(to: 0)
         self.jobs = executor?.mailbox
         _ = ccurl_global_init_once()
         caBundle = Self.caBundle(options.tls)
@@ -141,6 +149,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
             ccurl_leave_to_exit(multi)
             ccurl_leave_to_exit(share)
             ccurl_leave_to_exit(caBundle?.baseAddress)
+            ccurl_leave_to_exit(resolves)
             return
         }
         defer { ccurl_work_end() }
@@ -148,6 +157,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }  // after the last handle that used it
         caBundle?.deallocate()
+        resolves.deallocate()  // after the last handle that counted into it
     }
 
     /// The bundle for CURLOPT_CAINFO_BLOB: ca_file, after the system's bundle unless only the given
@@ -348,6 +358,7 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // DNS cache; getaddrinfo gives no TTL: docs/DECISIONS.md "DNS").
         _ = ccurl_setopt_long(easy, CURLOPT_DNS_CACHE_TIMEOUT, 60)
         if let warmUp = exchange.warmUp { _ = ccurl_setopt_warm_up(easy, warmUp == .spare ? 1 : 0) }
+        if metrics != nil { _ = ccurl_setopt_resolve_counter(easy, resolves) }
         switch request.method {
         case "GET", "HEAD": break  // HEAD: CURLOPT_NOBODY, set by the warm-up
         case "POST":
@@ -483,6 +494,33 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
     }
 
     private func outcome(of exchange: Exchange, code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        let result = result(of: exchange, code: code)
+        if let metrics { count(exchange, result, metrics) }
+        return result
+    }
+
+    /// The connection, handshake and resolutions of a finished exchange, in the metrics.
+    private func count(_ exchange: Exchange, _ result: Result<HTTPResponse, TransportError>, _ metrics: Metrics) {
+        if resolves.pointee > resolvesCounted {
+            metrics.add(MetricCatalog.dnsLookups, [], UInt64(resolves.pointee - resolvesCounted))
+            resolvesCounted = resolves.pointee
+        }
+        guard let easy = exchange.easy else { return }
+        let host = exchange.request.host
+        var connects = 0
+        _ = ccurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        if connects > 0 {
+            metrics.add(MetricCatalog.connections, [host, "opened"], UInt64(connects))
+            var handshake = 0.0
+            _ = ccurl_getinfo_double(easy, CURLINFO_APPCONNECT_TIME, &handshake)
+            if handshake > 0 { metrics.add(MetricCatalog.tlsHandshakes, [host]) }
+        } else if case .success = result {
+            metrics.add(MetricCatalog.connections, [host, "reused"])
+        }
+        if case .failure(.tls(let failure)) = result { metrics.add(MetricCatalog.tlsFailures, [host, failure.cause.rawValue]) }
+    }
+
+    private func result(of exchange: Exchange, code: CURLcode) -> Result<HTTPResponse, TransportError> {
         if code == CURLE_OK {
             var status = 0
             if let easy = exchange.easy { _ = ccurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }

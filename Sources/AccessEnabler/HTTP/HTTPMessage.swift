@@ -28,6 +28,17 @@ public struct HTTPRequest: Sendable {
         return "\(method) \(rest)"
     }
 
+    /// The URL's host name, without user info or port (OpenTelemetry's `server.address`).
+    package var host: String {
+        var rest = url[...]
+        if let scheme = rest.range(ofText: "://") { rest = rest[scheme.upperBound...] }
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.first == "[", let close = rest.firstIndex(of: "]") { return String(rest[...close]) }
+        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
+        return String(rest)
+    }
+
     /// Why the request cannot be framed safely, nil when it can: a header name that is not an
     /// RFC 9110 token, a header value with a control character (HTAB aside), a URL with a space or
     /// a control character. Names the header, never the value (it may be a secret).
@@ -87,6 +98,19 @@ public enum TransportError: Error, Sendable, Equatable {
     case failed(String)
     /// The request was cancelled (client destroyed, flow cancelled).
     case cancelled
+
+    /// The metrics' `error.type` (docs/METRICS.md): `cannot_connect`, `timeout`, the TLS cause,
+    /// `body_too_large`, `failed`, `cancelled`.
+    package var metricType: String {
+        switch self {
+        case .cannotConnect: "cannot_connect"
+        case .timedOut: "timeout"
+        case .tls(let failure): failure.cause.rawValue
+        case .bodyTooLarge: "body_too_large"
+        case .failed: "failed"
+        case .cancelled: "cancelled"
+        }
+    }
 }
 
 /// Sends the SDK's requests: libcurl by default; a host's own HTTP stack through `Settings.transport`

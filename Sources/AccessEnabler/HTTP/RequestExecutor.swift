@@ -31,6 +31,8 @@ package final class RequestExecutor: Sendable {
     }
 
     private let serverClock: ServerClock?
+    /// Where each exchange, retry and the breaker's state are counted (docs/METRICS.md).
+    package let metrics: Metrics
 
     /// The breaker's time (monotonic nanoseconds) and its random draw (`0...upper` ms): injected by
     /// tests.
@@ -44,8 +46,10 @@ package final class RequestExecutor: Sendable {
         transport: any HTTPTransport, requestsPerSecond: Double, serverClock: ServerClock? = nil, logger: Logger,
         clock: any WallClock = SystemClock(), requestTimeoutMillis: Int = Defaults.requestTimeoutMillis,
         monotonic: @escaping @Sendable () -> UInt64 = monotonicNanos,
-        draw: @escaping @Sendable (Int64) -> Int64 = { Int64.random(in: 0...max($0, 0)) }
+        draw: @escaping @Sendable (Int64) -> Int64 = { Int64.random(in: 0...max($0, 0)) },
+        metrics: Metrics = Metrics()
     ) {
+        self.metrics = metrics
         self.inCallRetryAfterMillis = min(Backoff.maxInCallRetryAfterMillis, Int64(max(requestTimeoutMillis, 0)))
         self.monotonic = monotonic
         self.draw = draw
@@ -67,6 +71,7 @@ package final class RequestExecutor: Sendable {
         var attempt = SendAttempt(
             request, operation: operation, retry: retry, answers: answers, inCallRetryAfterMillis: inCallRetryAfterMillis)
         var actions = attempt.start()
+        var sentAt: UInt64 = 0
         while true {
             switch actions.removeFirst() {
             case .reservePacingSlot: actions = attempt.paced(waitNanos: reservePacingSlot(), cancelled: Task.isCancelled)
@@ -75,17 +80,41 @@ package final class RequestExecutor: Sendable {
                 actions = attempt.slept(cancelled: Task.isCancelled)
             case .admit: actions = attempt.admitted(breaker.withLock { $0.admit(nowNanos: monotonic()) })
             case .send:
+                sentAt = monotonicNanos()
                 do {
                     let response = try await transport.send(request)
+                    count(request, operation, status: response.status, error: nil, since: sentAt, received: response.body.count)
                     actions = attempt.answered(response)
-                } catch { actions = attempt.failed(error) }
-            case .record(let outcome): actions = attempt.recorded(holdMillis: record(outcome), jitterMillis: Backoff.jitter())
+                } catch {
+                    count(request, operation, status: nil, error: error.metricType, since: sentAt, received: 0)
+                    actions = attempt.failed(error)
+                }
+            case .record(let outcome):
+                let before = attempt.retryCounts
+                actions = attempt.recorded(holdMillis: record(outcome), jitterMillis: Backoff.jitter())
+                if let reason = attempt.retryReason(since: before) { metrics.add(MetricCatalog.retries, [operation, reason]) }
             case .observeServerDate(let date): serverClock?.observe(dateHeader: date)
             case .slowDown(let millis): actions = attempt.slowedDown(slotNanos: slowDown(recoveryMillis: millis))
             case .log(let level, let message): logger.log(level, message)
             case .finish(let response): return response
             case .fail(let error): throw error
             }
+        }
+    }
+
+    /// One exchange in the metrics: its duration from `sentAt`, its answer's status or its failure.
+    private func count(_ request: HTTPRequest, _ operation: String, status: Int?, error: String?, since sentAt: UInt64, received: Int) {
+        metrics.exchange(
+            operation: operation, method: request.method, host: request.host, status: status, error: error,
+            seconds: Double(monotonicNanos() &- sentAt) / 1e9, sentBytes: request.body?.count ?? 0, receivedBytes: received)
+    }
+
+    /// The outage breaker's state as a gauge: 0 closed, 1 open, 2 probing.
+    package var outageGauge: Double {
+        switch breaker.withLock({ $0.state }) {
+        case .closed: 0
+        case .open: 1
+        case .probing: 2
         }
     }
 

@@ -107,6 +107,8 @@ struct SendAttempt: Sendable {
     /// The next attempt is the repeat at the end of that hold: it goes out even if the breaker
     /// holds by then (another request may be its probe).
     private(set) var repeatAtHoldEnd = false
+    /// Whether the last exchange got an answer (any status) rather than a transport failure.
+    private(set) var lastExchangeAnswered = false
 
     init(
         _ request: HTTPRequest, operation: String, retry: RequestExecutor.Retry, answers: Set<Int>,
@@ -117,6 +119,32 @@ struct SendAttempt: Sendable {
         self.retry = retry
         self.answers = answers
         self.inCallRetryAfterMillis = inCallRetryAfterMillis
+    }
+
+    // MARK: Retries, for the metrics
+
+    /// The repeat counters at one moment (`retryReason(since:)` compares two).
+    struct RetryCounts: Equatable {
+        var throttled = 0, actionRetries = 0, serverRetries = 0
+        var connectRetried = false, waitedRetryAfter = false
+    }
+
+    var retryCounts: RetryCounts {
+        RetryCounts(
+            throttled: throttled, actionRetries: actionRetries, serverRetries: serverRetries,
+            connectRetried: connectRetried, waitedRetryAfter: waitedRetryAfter)
+    }
+
+    /// Why the last event decided to send the request again (`ae.http.retries`' `ae.retry.reason`),
+    /// nil when it did not: `429`, `retry_after`, `adobe_action`, `5xx`, `broken`, `connect`.
+    func retryReason(since before: RetryCounts) -> String? {
+        let now = retryCounts
+        if now.throttled > before.throttled { return "429" }
+        if now.waitedRetryAfter && !before.waitedRetryAfter { return "retry_after" }
+        if now.actionRetries > before.actionRetries { return "adobe_action" }
+        if now.serverRetries > before.serverRetries { return lastExchangeAnswered ? "5xx" : "broken" }
+        if now.connectRetried && !before.connectRetried { return "connect" }
+        return nil
     }
 
     // MARK: Events
@@ -172,6 +200,7 @@ struct SendAttempt: Sendable {
     mutating func answered(_ response: HTTPResponse) -> [Action] {
         guard case .sending = state else { preconditionFailure("SendAttempt.answered in \(state)") }
         state = .recording(.success(response))
+        lastExchangeAnswered = true
         guard response.status >= 500 else { return [.record(.answered)] }
         return [
             .record(
@@ -185,6 +214,7 @@ struct SendAttempt: Sendable {
     mutating func failed(_ error: TransportError) -> [Action] {
         guard case .sending = state else { preconditionFailure("SendAttempt.failed in \(state)") }
         state = .recording(.failure(error))
+        lastExchangeAnswered = false
         let outage = Self.brokeAfterSending(error) || error.isConnectFailure
         return [.record(outage ? .outage(reason: error.summary, retryAfterMillis: nil) : .neutral)]
     }

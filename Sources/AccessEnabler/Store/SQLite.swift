@@ -52,6 +52,11 @@ final class SQLiteDatabase {
     /// More distinct statements than this are compiled each time (the SQL is a fixed set, so
     /// this is never reached; it only bounds the memory).
     private static let maxCachedStatements = 64
+    /// Told each write's duration in seconds (the metrics' `ae.store.write.duration`): a
+    /// transaction that changed something, or one changing statement outside a transaction.
+    var onWrite: ((Double) -> Void)?
+    private var inTransaction = false
+    private var transactionWrote = false
 
     /// Opens `path` read-write, created when missing; `flags` other than the default open it another
     /// way (the diagnostics tool: an existing file only, or a `file:` URI read-only and immutable).
@@ -134,9 +139,15 @@ final class SQLiteDatabase {
             }
         }
         var rows: [[SQLValue]] = []
+        let write = onWrite != nil && sqlite3_stmt_readonly(statement) == 0
+        if write && inTransaction { transactionWrote = true }
+        let startedAt = write && !inTransaction ? monotonicNanos() : 0
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return rows }
+            if step == SQLITE_DONE {
+                if startedAt != 0 { onWrite?(Double(monotonicNanos() &- startedAt) / 1e9) }
+                return rows
+            }
             guard step == SQLITE_ROW else { throw lastError() }
             rows.append(
                 (0..<sqlite3_column_count(statement)).map { column in
@@ -157,10 +168,15 @@ final class SQLiteDatabase {
     /// Runs `body` in an IMMEDIATE transaction (the write lock is taken up front, so concurrent
     /// writers from other processes wait on busy_timeout instead of failing mid-transaction).
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let startedAt = monotonicNanos()
         try execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        transactionWrote = false
+        defer { inTransaction = false }
         do {
             let result = try body()
             try execute("COMMIT")
+            if transactionWrote { onWrite?(Double(monotonicNanos() &- startedAt) / 1e9) }
             return result
         } catch {
             try? execute("ROLLBACK")

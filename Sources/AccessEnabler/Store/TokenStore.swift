@@ -80,9 +80,10 @@ package final class TokenStore: Sendable {
     /// app (hashed software statement) whose key `sealer` holds.
     package init(
         path: String?, app: String = "", sealer: Sealer? = nil, check: IntegrityCheck = .quick,
-        logger: Logger = .silent
+        logger: Logger = .silent, metrics: Metrics? = nil
     ) throws(StoreError) {
         let opened = try StoreOpening.open(path: path, check: check, logger: logger)
+        if let metrics { opened.database.onWrite = { metrics.observe(MetricCatalog.storeWriteDuration, $0) } }
         var status = opened.status
         if check == .clear {
             try Self.clear(opened.database, app: app)

@@ -63,6 +63,13 @@ package final class ServerClock: WallClock, Sendable {
     /// True once an answer (or another process of this boot) told Adobe's time.
     package var isAnchored: Bool { state.withLock { $0.anchor != nil } }
 
+    /// Adobe's time minus the box's wall clock, in ms; nil until an answer (or another process of
+    /// this boot) told Adobe's time.
+    package var skewMillis: Int64? {
+        guard isAnchored else { return nil }
+        return nowMillis().clampedSubtracting(local.nowMillis())
+    }
+
     /// Learns from an answer's `Date` header, received at boot-clock `receivedAt`.
     package func observe(dateHeader: String?, receivedAt: Int64? = nil) {
         guard let dateHeader, let seconds = HTTPDate.parse(dateHeader) else { return }

@@ -34,6 +34,10 @@ CURLcode ccurl_setopt_blob(CURL *easy, CURLoption option, void *data, size_t len
 /// and without TLS, and is sent on TLS connections of any other protocol (HTTP/1.1), whose finished
 /// exchange leaves the connection in the pool. A stop ends the transfer with CURLE_ABORTED_BY_CALLBACK.
 CURLcode ccurl_setopt_warm_up(CURL *easy, int spare);
+/// Counts the host name resolutions the transfer starts (CURLOPT_RESOLVER_START_FUNCTION: not the hits
+/// of libcurl's DNS cache) in `*counter`, which must outlive the handle. Called on the thread that drives
+/// the transfer; read it there.
+CURLcode ccurl_setopt_resolve_counter(CURL *easy, unsigned long long *counter);
 enum { CCURL_PROTOCOL_UNKNOWN = 0, CCURL_PROTOCOL_H2 = 1, CCURL_PROTOCOL_TLS_OTHER = 2 };
 /// The protocol TLS negotiated on the transfer's connection (ALPN): CCURL_PROTOCOL_H2, _TLS_OTHER, or
 /// _UNKNOWN (no TLS, no connection yet, or a TLS library other than OpenSSL).

@@ -256,8 +256,40 @@ import Testing
         #expect(Self.run(row) == row.trace)
     }
 
+    /// Why each repeat was made (`ae.http.retries`' reasons, docs/METRICS.md), rule by rule.
+    static let retryReasons: [(rule: String, reasons: [String])] = [
+        ("an answer goes out paced and admitted, and is the call's result", []),
+        ("a refused connection is tried again once, for any call", ["connect"]),
+        ("an idempotent call repeats a timeout or a broken exchange up to Backoff.maxServerRetries times", ["broken", "broken"]),
+        ("an idempotent call repeats a 5xx up to Backoff.maxServerRetries times", ["5xx", "5xx"]),
+        ("an answer whose action is retry is repeated up to Backoff.maxActionRetries times", ["adobe_action", "adobe_action"]),
+        (
+            "a short 5xx Retry-After is waited out until the hold ends, and the repeat goes out even while the breaker holds",
+            ["retry_after"]
+        ),
+        (
+            "a 429 is repeated Backoff.maxThrottleRetries times, then the call fails with .throttled",
+            Array(repeating: "429", count: Backoff.maxThrottleRetries)
+        ),
+    ]
+
+    @Test(arguments: retryReasons.indices)
+    func eachRepeatHasItsReason(_ index: Int) throws {
+        let (rule, expected) = Self.retryReasons[index]
+        let row = try #require(Self.rows.first { $0.rule == rule }, "no row \(rule)")
+        var reasons: [String] = []
+        _ = Self.run(row, reasons: &reasons)
+        #expect(reasons == expected, "\(rule)")
+    }
+
     /// Plays `RequestExecutor.send` against the row's script; returns the actions as text.
     static func run(_ row: Row) -> [String] {
+        var reasons: [String] = []
+        return run(row, reasons: &reasons)
+    }
+
+    /// `run`, also collecting the reason of each repeat (`SendAttempt.retryReason`), as the executor counts them.
+    static func run(_ row: Row, reasons: inout [String]) -> [String] {
         var attempt = SendAttempt(
             row.request, operation: "decision", retry: row.retry, answers: row.answers,
             inCallRetryAfterMillis: row.inCallRetryAfterMillis)
@@ -301,7 +333,9 @@ import Testing
                 }
             case .record(let outcome):
                 trace.append("record \(describe(outcome))")
+                let before = attempt.retryCounts
                 actions = attempt.recorded(holdMillis: holds.popFirst() ?? nil, jitterMillis: jitter)
+                if let reason = attempt.retryReason(since: before) { reasons.append(reason) }
             case .observeServerDate(let date):
                 if let date { trace.append("server date \(date)") }
             case .slowDown(let millis):
