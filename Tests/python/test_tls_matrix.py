@@ -6,6 +6,7 @@ no TLS, one that stalls it. Each failure ends in its documented callback with SE
 (or a timeout's named error), sends nothing to Adobe (the front forwarded no request), leaves every
 store row as it was, cold or signed in, and the same client succeeds once the front is fixed."""
 import time
+from urllib.parse import urlsplit
 
 import pytest
 import tlsfront
@@ -102,11 +103,18 @@ def test_a_bad_front_is_sec420_with_its_cause_sends_nothing_and_the_fixed_front_
     assert sec420(recorder)["cause"] == cause
     assert emulator.log() == [] and bad.requests() == [], "no request (so no credential) left the SDK"
     assert store_rows(store) == before and not any(before.values())
+    # The metrics name the cause (docs/METRICS.md: ae.tls.failures by error.type), and no handshake.
+    host = urlsplit(bad.url).hostname
+    failures = {(s["labels"]["server.address"], s["labels"]["error.type"]) for s in client.metrics()
+                if s["name"] == "ae.tls.failures"}
+    assert failures == {(host, cause)}
+    assert not [s for s in client.metrics() if s["name"] == "ae.tls.handshakes"]
     # The front is fixed (the same URL, a good certificate): the same client goes on.
     bad.stop()
     fronts.start(pki.good, port=bad.port)
     client.set_requestor("REF30")
     assert recorder.wait("set_requestor_complete", count=2) == (1,)
+    assert sum(s["count"] for s in client.metrics() if s["name"] == "ae.tls.handshakes") >= 1
 
 
 @pytest.mark.parametrize("case,cause", MATRIX)
