@@ -147,7 +147,14 @@ def test_every_command_on_a_signed_in_store_and_no_secret_anywhere(tool, make_cl
     failures = bundle["recent_failures"]
     assert failures and any("PREMIUM-DENIED" in f["message"] for f in failures), failures
     assert all(set(f) == {"at", "app", "api", "level", "error_id", "message"} for f in failures)
-    assert bundle["metrics"] is None
+    # Each app's last metrics, written by its client's destroy (docs/METRICS.md): the calls it made.
+    metrics = bundle["metrics"]
+    assert len(metrics) == 4 and all(entry["updated_at"] for entry in metrics.values())
+    calls = [{tuple(sorted(s["labels"].items())): s["count"]
+              for m in entry["value"]["metrics"] if m["name"] == "ae.calls" for s in m["series"]}
+             for entry in metrics.values()]
+    assert all(c.get((("ae.call", "setRequestor"), ("ae.outcome", "success"))) == 1 for c in calls), calls
+    assert any(c.get((("ae.call", "getAuthorization"), ("ae.outcome", "success"))) for c in calls), calls
     assert len(tool.json("bundle", *keyed, "--errors", "1")["recent_failures"]) == 1
 
     doctor = tool.json("doctor", "--base-url", unlogged.url, "--json")

@@ -58,11 +58,24 @@ def client_for(make_client, pki, url, **options):
     return make_client(base_url=url, ca_file=str(pki.ca_file), **options)
 
 
-def store_rows(path):
-    """Every row of every table of the store (read-only), by table."""
+# What a client writes on purpose whatever happens: a failure's record and, at destroy, its last metrics
+# (accessenabler-diag's recent failures and diagnostics values, schema 3).
+DIAGNOSTIC_RECORDS = ("recent_failures", "diagnostics")
+
+
+def store_rows(path, without=DIAGNOSTIC_RECORDS):
+    """Every row of every table of the store (read-only), by table; `without`: tables left out (by default
+    the diagnostics records: `failure_records` reads the failures)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                  if row[0] not in without]
         return {table: sorted(map(repr, db.execute(f'SELECT * FROM "{table}"'))) for table in tables}
+
+
+def failure_records(path):
+    """The store's recent failures, oldest first: (level, error id, message)."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        return list(db.execute("SELECT level, error_id, message FROM recent_failures ORDER BY id"))
 
 
 def sec420(recorder):

@@ -12,7 +12,7 @@ import pytest
 import tlsfront
 from conftest import login
 from harness import Recorder
-from test_tls import client_for, fronts, pki, sec420, store_rows  # noqa: F401 (fronts, pki: fixtures)
+from test_tls import client_for, failure_records, fronts, pki, sec420, store_rows  # noqa: F401 (fronts, pki: fixtures)
 
 
 # --- the certificate-failure matrix ---------------------------------------------------------------
@@ -103,6 +103,9 @@ def test_a_bad_front_is_sec420_with_its_cause_sends_nothing_and_the_fixed_front_
     assert sec420(recorder)["cause"] == cause
     assert emulator.log() == [] and bad.requests() == [], "no request (so no credential) left the SDK"
     assert store_rows(store) == before and not any(before.values())
+    # What it did write: the failure, for accessenabler-diag (SEC420 naming the cause, then setRequestor's).
+    records = failure_records(store)
+    assert records[0][:2] == ("error", "SEC420") and cause in records[0][2], records
     # The metrics name the cause (docs/METRICS.md: ae.tls.failures by error.type), and no handshake.
     host = urlsplit(bad.url).hostname
     failures = {(s["labels"]["server.address"], s["labels"]["error.type"]) for s in client.metrics()

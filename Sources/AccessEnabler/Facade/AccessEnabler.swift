@@ -19,6 +19,8 @@ public final class AccessEnabler: @unchecked Sendable {
     let callbacks: any CallbackRunner
     private let transport: any HTTPTransport
     private let store: TokenStore
+    /// The app's records in the store (the diagnostics rows: recent failures, the last metrics).
+    private let storeScope: StoreScope
     private let context: Locked<DeviceContext>
     /// The clock SSO tokens' `exp` is judged on (Adobe's time when known).
     let wallClock: any WallClock
@@ -136,6 +138,7 @@ public final class AccessEnabler: @unchecked Sendable {
         metrics.gauge(MetricCatalog.clockSkew) { serverClock.skewMillis.map { Double($0) / 1000 } }
         metrics.gauge(MetricCatalog.outageState) { [weak executor] in executor?.outageGauge }
         let scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
+        storeScope = scope
         let sink = CallbackSink(queue: callbacks, logger: logger, metrics: metrics) { failure in
             // On the engine thread, as the store's other writes; a failure to record is not the host's.
             try? store.recordFailure(
@@ -173,6 +176,9 @@ public final class AccessEnabler: @unchecked Sendable {
         // the tasks the engine cancels next still try (issue 28).
         transport.shutdown()
         engine.shutdown()
+        // The client's last metrics, for accessenabler-diag's bundle (docs/METRICS.md): one row per app, replaced.
+        try? store.saveDiagnostic(
+            storeScope, key: TokenStore.metricsKey, value: metricsRegistry.snapshot().json.jsonText, at: SystemClock().nowMillis())
         store.close()
         logger.close()  // tasks still winding down (cancelled waits) log nothing to the host any more
         // No callback of this client runs any more (or only the one that called this, which these
