@@ -86,19 +86,21 @@ for part in "${parts[@]}"; do
     packages)
         debs=()
         for deb in "$out"/aarch64-unknown-linux-gnu-static/*_arm64.deb; do [ -f "$deb" ] && debs+=("/project/${deb#"$project"/}"); done
-        [ ${#debs[@]} -eq 2 ] || fail "expected the two arm64 .debs in .build-cross/aarch64-unknown-linux-gnu-static: run scripts/cross.sh"
+        [ ${#debs[@]} -eq 3 ] ||
+            fail "expected the three arm64 .debs (library, -dev, tools) in .build-cross/aarch64-unknown-linux-gnu-static: run scripts/cross.sh"
         # The cross tree knows arm64 as a dpkg architecture (its arm64 libraries are installed there): the
         # packages install with dpkg as on an arm64 system, the player builds with the arm64 toolchain
         # against what they installed, and runs under qemu-user (binfmt_misc, the tree's arm64 loader).
         tree=$(bash scripts/debian13-tree.sh cross)
         bash scripts/binfmt.sh aarch64
-        echo "== arm64 .debs: dpkg -i, the C player built against them (find_package, pkg-config), run under qemu-user"
+        echo "== arm64 .debs: dpkg -i, the C player built against them (find_package, pkg-config), run under qemu-user; accessenabler-diag"
         # The tree itself is writable (dpkg); the packages are purged again at the end.
         # shellcheck disable=SC2016  # expanded by the inner shell
         in_tree "$tree" bash -euc '
-            trap "dpkg --purge libaccessenabler-dev:arm64 libaccessenabler1:arm64 >/dev/null 2>&1 || true" EXIT
+            trap "dpkg --purge accessenabler-tools:arm64 libaccessenabler-dev:arm64 libaccessenabler1:arm64 >/dev/null 2>&1 || true" EXIT
             dpkg -i "$@" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; exit 1; }
-            dpkg-query -W -f="installed: \${Package}:\${Architecture} \${Version}\n" libaccessenabler1:arm64 libaccessenabler-dev:arm64
+            dpkg-query -W -f="installed: \${Package}:\${Architecture} \${Version}\n" libaccessenabler1:arm64 libaccessenabler-dev:arm64 \
+                accessenabler-tools:arm64
             python3 /project/Emulator/emulator.py --port 0 --quiet --auto-login-ms 1000 >/tmp/emulator.out 2>/tmp/emulator.err &
             for _ in $(seq 100); do grep -q AE_EMULATOR_LISTENING /tmp/emulator.out && break; sleep 0.1; done
             url=$(awk "/AE_EMULATOR_LISTENING/ { print \$2 }" /tmp/emulator.out)
@@ -120,6 +122,12 @@ for part in "${parts[@]}"; do
                     { tail -30 /tmp/run.log; exit 1; }
                 tail -n 2 /tmp/run.log
             done
+            echo "-- accessenabler-diag (the tools package) under qemu-user: --version, doctor, status of the player's store"
+            accessenabler-diag --version
+            accessenabler-diag doctor --base-url "$url" >/tmp/doctor.log 2>&1 || { cat /tmp/doctor.log; exit 1; }
+            tail -n 1 /tmp/doctor.log
+            accessenabler-diag status --store /tmp/store-player-pc.sqlite >/tmp/status.log 2>&1 || { cat /tmp/status.log; exit 1; }
+            head -n 3 /tmp/status.log
         ' bash "${debs[@]}"
         ;;
     *) fail "unknown part $part (x86_64, aarch64, packages)" ;;
