@@ -122,7 +122,7 @@ for part in "${parts[@]}"; do
                     { tail -30 /tmp/run.log; exit 1; }
                 tail -n 2 /tmp/run.log
             done
-            echo "-- accessenabler-diag (the tools package) under qemu-user: --version, doctor, status of the player's store"
+            echo "-- accessenabler-diag (the tools package) under qemu-user: --version, doctor, status of a player store"
             accessenabler-diag --version
             accessenabler-diag doctor --base-url "$url" >/tmp/doctor.log 2>&1 || { cat /tmp/doctor.log; exit 1; }
             tail -n 1 /tmp/doctor.log
