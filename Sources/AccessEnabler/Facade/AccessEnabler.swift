@@ -135,7 +135,9 @@ public final class AccessEnabler: @unchecked Sendable {
         let executor = RequestExecutor(
             transport: self.transport, requestsPerSecond: settings.requestsPerSecond,
             serverClock: serverClock, logger: logger, requestTimeoutMillis: settings.requestTimeoutMillis, metrics: metrics)
-        metrics.gauge(MetricCatalog.clockSkew) { serverClock.skewMillis.map { Double($0) / 1000 } }
+        // Weak: the clock holds the store (its anchor), which holds the registry; a strong capture
+        // here would be a cycle that outlives the client (the struct-versions fuzzer's leak).
+        metrics.gauge(MetricCatalog.clockSkew) { [weak serverClock] in serverClock?.skewMillis.map { Double($0) / 1000 } }
         metrics.gauge(MetricCatalog.outageState) { [weak executor] in executor?.outageGauge }
         let scope = StoreScope(softwareStatement: settings.softwareStatement, api: settings.apiGeneration.storeName)
         storeScope = scope

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 @testable import AccessEnabler
+import AccessEnablerTesting
 import Testing
 
 /// The registry and its text forms without a client (docs/METRICS.md). The real library's series
@@ -75,5 +76,25 @@ import Testing
         #expect(!metrics.snapshot().series.contains { $0.name == "ae.clock.skew" })
         value.withLock { $0 = -1.5 }
         #expect(metrics.snapshot().prometheusText.contains("ae_clock_skew_seconds -1.5\n"))
+    }
+}
+
+/// A destroyed and released client leaves nothing behind: its registry and clock are freed
+/// (a gauge that held the clock strongly made a cycle through the store; found by the fuzzer's
+/// LeakSanitizer, not by any test, so this one checks it with weak references).
+@Suite struct MetricsLifetimeTests {
+    @Test func aReleasedClientFreesItsRegistryAndClock() throws {
+        weak var registry: Metrics?
+        weak var clock: ServerClock?
+        do {
+            let enabler = try AccessEnabler(settings: .test(), transport: InMemoryAdobe(), clock: SystemClock())
+            registry = enabler.metricsRegistry
+            clock = enabler.wallClock as? ServerClock
+            #expect(registry != nil && clock != nil)
+            _ = enabler.metrics()
+            enabler.shutdown()
+        }
+        #expect(registry == nil)
+        #expect(clock == nil)
     }
 }
