@@ -57,14 +57,23 @@ TARGETS = {
     "checkAuthentication": "0",
     "getAuthorization (valid profile)": "1",
 }
+# The shipped library's link (scripts/test.sh, CMake): the static runtime trimmed by scripts/trim-swift-runtime.py.
+TRIMMED_RUNTIME = BUILD / "swift-static-trimmed"
 SWIFT_BUILD = ["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--experimental-lto-mode=full",
                "--product", "accessenabler"]
+
+
+def swift_build() -> list[str]:
+    """SWIFT_BUILD with the trimmed runtime's arguments (made on first use)."""
+    trim = subprocess.run([sys.executable, str(ROOT / "scripts/trim-swift-runtime.py"), str(TRIMMED_RUNTIME)],
+                          check=True, capture_output=True, text=True).stdout.split()
+    return SWIFT_BUILD + trim
 
 
 # --- building -----------------------------------------------------------------------------------
 
 def build_library() -> None:
-    subprocess.run(SWIFT_BUILD, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(swift_build(), cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
 def build_bench() -> Path:
@@ -273,7 +282,7 @@ def size_breakdown() -> dict[str, int]:
     """Links the same release build once more with a link map and sums each input file's sections."""
     scratch = BUILD / "bench-linkmap"
     link_map = scratch / "accessenabler.map"
-    subprocess.run(SWIFT_BUILD + ["--scratch-path", str(scratch), "-Xlinker", f"-Map={link_map}"], cwd=ROOT,
+    subprocess.run(swift_build() + ["--scratch-path", str(scratch), "-Xlinker", f"-Map={link_map}"], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)
     return parse_link_map(link_map.read_text(errors="replace"))
 

@@ -98,8 +98,13 @@ step "Swift tests (swift test)"
 timeout --kill-after=30 1200 swift test --skip-build 2>&1 | tee "$work/swift-test.log"
 slowest_swift_tests "$work/swift-test.log"
 
-step "release library (static Swift runtime)"
-swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler
+step "release library (static Swift runtime, trimmed: scripts/trim-swift-runtime.py --self-test)"
+# The runtime's unused functions may go (docs/DECISIONS.md "The size of the library"): the same
+# copy of the toolchain's static resource directory as CMake's build and Benchmarks/run.py's.
+python3 scripts/trim-swift-runtime.py --self-test
+trim_output=$(python3 scripts/trim-swift-runtime.py .build/swift-static-trimmed)   # fails the run if it fails
+mapfile -t trimmed_runtime <<<"$trim_output"
+swift build -c release -Xswiftc -static-stdlib "${trimmed_runtime[@]}" --experimental-lto-mode=full --product accessenabler
 export AE_LIBRARY="$PWD/.build/release/libaccessenabler.so"
 
 step "the docs' facts about that library (scripts/check-docs-facts.py --self-test: version, SONAME, DT_NEEDED, Depends, recipes, sizes, layout tables)"
