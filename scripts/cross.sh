@@ -113,10 +113,16 @@ elif [ "$deb_arch" = arm64 ]; then
     [ -d "$tree$resources/swift/linux/aarch64" ] || fail "step 'Swift SDK': no arm64 Swift runtime in the tree ($resources): remove .build-debian13/cross and run again"
     sdks=$out_host/sdks
     rm -rf "$sdks"
+    # The static variant links the trimmed runtime (scripts/trim-swift-runtime.py, as CMake does for a
+    # native build; docs/DECISIONS.md "The size of the library"): a copy made here, on the host, whose
+    # links point into the tree's swift_static as the tree sees it.
+    python3 scripts/trim-swift-runtime.py "$out_host/swift-static-trimmed-$processor" \
+        --from "$tree$resources/swift_static" --link-as "$resources/swift_static" >/dev/null ||
+        fail "step 'Swift SDK': scripts/trim-swift-runtime.py failed"
     for variant in shared static; do
         id=debian13-$processor-$variant
-        swift_dir=swift
-        [ "$variant" = shared ] || swift_dir=swift_static
+        swift_dir=$resources/swift
+        [ "$variant" = shared ] || swift_dir=$inner_out/swift-static-trimmed-$processor
         dir=$sdks/$id.artifactbundle
         mkdir -p "$dir/$id"
         cat >"$dir/info.json" <<EOF
@@ -126,8 +132,8 @@ EOF
         cat >"$dir/$id/swift-sdk.json" <<EOF
 {"schemaVersion": "4.0", "targetTriples": {"$triple": {
   "sdkRootPath": "/sysroot",
-  "swiftResourcesPath": "$resources/$swift_dir",
-  "swiftStaticResourcesPath": "$resources/swift_static",
+  "swiftResourcesPath": "$swift_dir",
+  "swiftStaticResourcesPath": "$inner_out/swift-static-trimmed-$processor",
   "toolsetPaths": ["toolset.json"]}}}
 EOF
         cat >"$dir/$id/toolset.json" <<EOF

@@ -14,9 +14,12 @@ objects, in copies of the two archives (sizes unchanged: only section-header fla
 metadata and the Swift sections (`swift5_*`: conformances, type metadata, field descriptors) stay
 retained, and they keep every function they point to (witness tables, value witnesses, accessors).
 
-    scripts/trim-swift-runtime.py OUT [--from STATIC_RESOURCE_DIR] [--swiftc SWIFTC]
+    scripts/trim-swift-runtime.py OUT [--from STATIC_RESOURCE_DIR] [--swiftc SWIFTC] [--link-as DIR]
         Makes OUT (again only when the toolchain's archives changed) and prints, one per line:
         -Xswiftc, -resource-dir, -Xswiftc, OUT: what `swift build -Xswiftc -static-stdlib` adds.
+        --link-as DIR: the links in OUT point into DIR instead of STATIC_RESOURCE_DIR (the same
+        directory as another root sees it: scripts/cross.sh makes the aarch64 Swift SDK's copy on the
+        host for a build inside the Debian 13 tree).
     scripts/trim-swift-runtime.py --self-test
         Compiles an object with retained functions and data (cc), archives it (ar), trims the copy
         and checks which flags changed (readelf).
@@ -97,11 +100,12 @@ def toolchain_static_dir(swiftc: str) -> Path:
     return Path(info["paths"]["runtimeResourcePath"] + "_static")
 
 
-def make(out: Path, source: Path) -> None:
+def make(out: Path, source: Path, link_as: Path | None = None) -> None:
     linux = source / "linux"
     if not (linux / "static-stdlib-args.lnk").is_file():
         raise SystemExit(f"trim-swift-runtime: {linux} has no static-stdlib-args.lnk (not a static resource directory)")
-    fingerprint = json.dumps({"from": str(source.resolve()), "archives": [
+    target = lambda entry: (link_as / entry.relative_to(source)) if link_as else entry.resolve()  # noqa: E731
+    fingerprint = json.dumps({"from": str(source.resolve()), "as": str(link_as), "archives": [
         [name, (linux / name).stat().st_size, (linux / name).stat().st_mtime_ns] for name in ARCHIVES]})
     if (out / STAMP).is_file() and (out / STAMP).read_text() == fingerprint:
         return
@@ -110,10 +114,10 @@ def make(out: Path, source: Path) -> None:
     (out / "linux").mkdir(parents=True)
     for entry in source.iterdir():
         if entry.name != "linux":
-            (out / entry.name).symlink_to(entry.resolve())
+            (out / entry.name).symlink_to(target(entry))
     for entry in linux.iterdir():
         if entry.name not in ARCHIVES:
-            (out / "linux" / entry.name).symlink_to(entry.resolve())
+            (out / "linux" / entry.name).symlink_to(target(entry))
     for name in ARCHIVES:
         cleared = unretain_archive(linux / name, out / "linux" / name)
         print(f"trim-swift-runtime: {name}: {cleared} function sections no longer retained", file=sys.stderr)
@@ -166,17 +170,19 @@ def main(argv) -> int:
     if not argv or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
-    out, source, swiftc = Path(argv[0]).absolute(), None, "swiftc"
+    out, source, swiftc, link_as = Path(argv[0]).absolute(), None, "swiftc", None
     rest = argv[1:]
     while rest:
         if rest[0] == "--from" and len(rest) > 1:
             source, rest = Path(rest[1]), rest[2:]
+        elif rest[0] == "--link-as" and len(rest) > 1:
+            link_as, rest = Path(rest[1]), rest[2:]
         elif rest[0] == "--swiftc" and len(rest) > 1:
             swiftc, rest = rest[1], rest[2:]
         else:
             print(f"trim-swift-runtime: unknown argument {rest[0]}", file=sys.stderr)
             return 2
-    make(out, source or toolchain_static_dir(swiftc))
+    make(out, source or toolchain_static_dir(swiftc), link_as)
     print("\n".join(["-Xswiftc", "-resource-dir", "-Xswiftc", str(out)]))
     return 0
 

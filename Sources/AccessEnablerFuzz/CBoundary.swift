@@ -346,6 +346,7 @@ extension CBoundaryFuzz {
                 try check(count == 0, "ae_client_dispatch set out_count to \(count) in thread mode")
                 try check(ae_client_event_fd(client) == -1, "ae_client_event_fd gave a descriptor in thread mode")
                 _ = ae_last_error_message().map { ae_string_free($0) }
+                try metricsCalls()
             }
         }
 

@@ -111,7 +111,8 @@ do_configure[prefuncs] += "swift_do_configure"
 #                           RPATH: the image must have ${libdir}/swift/linux on the loader path
 #                           (/etc/ld.so.conf.d), as meta-swift's own programs do through their RPATH.
 #   ON                      the runtime is linked into the library (self-contained: about 7.2 MB stripped
-#                           on x86_64 with Swift 6.3 or later, BENCHMARKS.md "Size"); needs the static Swift runtime
+#                           on x86_64 in a native build, whose runtime CMake trims; a destination's
+#                           runtime is linked as it is, somewhat larger: BENCHMARKS.md "Size"); needs the static Swift runtime
 #                           (libswiftCore.a, ...) in the sysroot, which not all meta-swift branches build.
 ACCESSENABLER_STATIC_SWIFT_RUNTIME ??= "OFF"
 # The native swift driver of meta-swift's toolchain.
