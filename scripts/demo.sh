@@ -39,7 +39,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-swift_build=(swift build -c release -Xswiftc -static-stdlib)
+# The static runtime trimmed, as test.sh and CMake link it (scripts/trim-swift-runtime.py), for every
+# product: the same compiler flags as test.sh's, so one .build/release is never rebuilt between them.
+trim_output=$(python3 scripts/trim-swift-runtime.py .build/swift-static-trimmed) ||
+    { echo "demo: scripts/trim-swift-runtime.py failed" >&2; exit 1; }
+mapfile -t trimmed_runtime <<<"$trim_output"
+swift_build=(swift build -c release -Xswiftc -static-stdlib "${trimmed_runtime[@]}")
 # The library as test.sh and CMake build it (link-time optimised: BENCHMARKS.md "Size").
 library_build=("${swift_build[@]}" --experimental-lto-mode=full --product accessenabler)
 

@@ -133,8 +133,12 @@ def main():
     tool = arguments.tool or build(arguments.configuration)
     os.environ.setdefault("AE_LIBRARY", os.path.join(ROOT, ".build/release/libaccessenabler.so"))
     if not os.path.exists(os.environ["AE_LIBRARY"]):
+        # As scripts/test.sh builds it: the trimmed static runtime (scripts/trim-swift-runtime.py).
+        trim = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/trim-swift-runtime.py"),
+                               os.path.join(ROOT, ".build/swift-static-trimmed")],
+                              check=True, capture_output=True, text=True).stdout.split()
         subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--experimental-lto-mode=full",
-                        "--product", "accessenabler"],
+                        "--product", "accessenabler"] + trim,
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     failures, records, started, known, run = [], 0, time.monotonic(), {}, 0
     with tempfile.TemporaryDirectory() as directory:
