@@ -78,7 +78,9 @@ for part in "${parts[@]}"; do
         in_tree "$tree" AE_LIBRARY="/project/$static" AE_SANITIZE=none bash /project/Tests/c/abi/check-old-hosts.sh
         echo "== aarch64 (qemu-user): the ctypes tests of the core flows"
         start=$(date +%s)
-        in_tree "$tree" AE_LIBRARY="/project/$static" PYTHONPATH=/project/Python \
+        # The emulators start under qemu-user too, four at once with their workers: 30 s was
+        # sometimes not enough on a 2-core machine (every worker's session emulator then fails).
+        in_tree "$tree" AE_LIBRARY="/project/$static" PYTHONPATH=/project/Python AE_EMULATOR_START_TIMEOUT=180 \
             AE_STORE_CRASH_TOOL="/project/${tool#"$project"/}" AE_STORE_CRASH_RUNS="${AE_STORE_CRASH_RUNS:-20}" AE_STORE_CRASH_TIME_SCALE=20 \
             bash -c 'cd /project && exec python3 -m pytest -q -p no:cacheprovider -n 4 --capture=sys "$@"' bash "${core_tests[@]}"
         echo "ctypes core flows under qemu: $(($(date +%s) - start)) s"

@@ -95,7 +95,13 @@ class Emulator(EmulatorProcess):
     subprocess on port 0; its log goes to $AE_EMULATOR_LOG_DIR. The suite shares one per worker
     (conftest.py) and resets it before each test: `reset()` takes it back to the state it started in,
     settings and clock included. Every control call of the class is there (`config`, `faults`,
-    `fault_counts`, `login`, `advance_clock`, `log`, `clear_log`, `operations`, `control`, ...)."""
+    `fault_counts`, `login`, `advance_clock`, `log`, `clear_log`, `operations`, `control`, ...).
+    $AE_EMULATOR_START_TIMEOUT (seconds, default 30) bounds its start: scripts/cross-test.sh gives more
+    under qemu-user, where four workers and their emulators start together, every Python emulated."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("start_timeout", float(os.environ.get("AE_EMULATOR_START_TIMEOUT", "30")))
+        super().__init__(*args, **kwargs)
 
 
 class Recorder:
