@@ -65,7 +65,9 @@ quietly() {
 case $player in
     swift)
         scripts/deps.sh build
-        "${swift_build[@]}" --product example-player
+        # The library's flags (LTO too), not only its runtime: a different flag set rebuilds every
+        # module of .build/release, and the players run one after another (scripts/test.sh).
+        "${swift_build[@]}" --experimental-lto-mode=full --product example-player
         command=("$(swift build -c release --show-bin-path)/example-player" --storage "$(mktemp -d)/store.sqlite")
         $interactive || command+=(--unattended)
         ;;

@@ -113,26 +113,39 @@ package final class Metrics: Sendable {
     /// Every series now, in the catalog's order (docs/METRICS.md), each metric's series sorted by
     /// their labels. A label-less counter or histogram is there from the start (at zero).
     package func snapshot() -> MetricsSnapshot {
-        let (counters, histograms) = state.withLock { ($0.counters, $0.histograms) }
+        // The counter and histogram series are built under the lock, into new arrays: a copy of
+        // the dictionaries read after the lock would share their storage, and the next recording
+        // (copy-on-write, the runtime's uniqueness check) is invisible to ThreadSanitizer, which
+        // then reports that read against the recording (CI's tsan lifetime-race run). Gauges are
+        // read after it: a reader may take another lock (the server clock's).
+        let recorded = state.withLock { state in
+            MetricCatalog.all.enumerated().map { index, metric -> [MetricSeries] in
+                var found: [MetricSeries] = []
+                switch metric.kind {
+                case .counter:
+                    for (key, value) in state.counters where key.metric == index {
+                        found.append(MetricSeries(metric, key.labels, value: Double(value), count: value))
+                    }
+                    if found.isEmpty, metric.labels.isEmpty { found.append(MetricSeries(metric, [], value: 0, count: 0)) }
+                case .histogram:
+                    for (key, histogram) in state.histograms where key.metric == index {
+                        found.append(Self.series(metric, key.labels, histogram))
+                    }
+                    if found.isEmpty, metric.labels.isEmpty {
+                        found.append(Self.series(metric, [], Histogram(buckets: metric.buckets.count)))
+                    }
+                case .gauge:
+                    break
+                }
+                return found
+            }
+        }
         let readers = gauges.withLock { $0 }
         var series: [MetricSeries] = []
-        for (index, metric) in MetricCatalog.all.enumerated() {
-            var found: [MetricSeries] = []
-            switch metric.kind {
-            case .counter:
-                for (key, value) in counters where key.metric == index {
-                    found.append(MetricSeries(metric, key.labels, value: Double(value), count: value))
-                }
-                if found.isEmpty, metric.labels.isEmpty { found.append(MetricSeries(metric, [], value: 0, count: 0)) }
-            case .histogram:
-                for (key, histogram) in histograms where key.metric == index {
-                    found.append(Self.series(metric, key.labels, histogram))
-                }
-                if found.isEmpty, metric.labels.isEmpty {
-                    found.append(Self.series(metric, [], Histogram(buckets: metric.buckets.count)))
-                }
-            case .gauge:
-                if let value = readers[metric.name]?() { found.append(MetricSeries(metric, [], value: value, count: 0)) }
+        for (metric, recordedSeries) in zip(MetricCatalog.all, recorded) {
+            var found = recordedSeries
+            if metric.kind == .gauge, let value = readers[metric.name]?() {
+                found.append(MetricSeries(metric, [], value: value, count: 0))
             }
             series += found.sorted { $0.labelValues.lexicographicallyPrecedes($1.labelValues) }
         }
