@@ -5,7 +5,11 @@ scripts, CMake, the benchmarks and the docs links it the same way: with SwiftPM'
 (`--experimental-lto-mode=full`; CMake's `_ae_lto_flags`, which leaves it out for a Swift older than 6.3),
 whose size BENCHMARKS.md reports (the other size flags live in
 Package.swift, for every release build). The sanitizers' builds are exempt: they test the code, not the
-file that ships. Prints each command that lacks it; exit status 1 if any does.
+file that ships. A script that runs such a build with the static Swift runtime into the default
+`.build` (not a message naming the command, not a `--scratch-path` build of its own) links that
+runtime trimmed too (`scripts/trim-swift-runtime.py`): the library whose size the docs state, and one
+flag set, so that the scripts run one after another (scripts/test.sh) do not rebuild `.build/release`
+for each other. Prints each command that lacks either; exit status 1 if any does.
 
     python3 scripts/check-build-commands.py [--self-test]
 """
@@ -44,6 +48,26 @@ def problems(path, text):
             and "--show-bin-path" not in command]
 
 
+TRIM = "trim-swift-runtime"
+SCRIPTS = ("scripts/", "Benchmarks/")
+
+
+def untrimmed(path, text):
+    """Library builds a script runs (static runtime, default .build) while the script never trims it."""
+    if not str(path).startswith(SCRIPTS) or TRIM in text:
+        return []
+    found = []
+    lines = text.splitlines()
+    for number, command in commands(text):
+        first = lines[number - 1]
+        if re.search(r'\becho\b|\bfail "|print\(', first) or "--sanitize" in command or "--scratch-path" in command:
+            continue
+        if "-static-stdlib" in command:
+            found.append(f"{path}:{number}: builds the library without the trimmed runtime ({TRIM}.py): "
+                         f"{command.strip()[:120]}")
+    return found
+
+
 def self_test():
     good = 'swift build -c release -Xswiftc -static-stdlib --experimental-lto-mode=full --product accessenabler\n'
     bad = 'swift build -c release -Xswiftc -static-stdlib --product accessenabler\n'
@@ -53,6 +77,11 @@ def self_test():
     assert problems("g", good) == [] and problems("a", asan) == []
     assert len(problems("b", bad)) == 1 and len(problems("s", split)) == 1 and len(problems("p", python)) == 1
     assert problems("o", "swift build --product example-player\n") == []
+    assert len(untrimmed("scripts/x.sh", good)) == 1
+    assert untrimmed("scripts/x.sh", "python3 scripts/trim-swift-runtime.py OUT\n" + good) == []
+    assert untrimmed("scripts/x.sh", 'echo "build it: ' + good) == []
+    assert len(untrimmed("scripts/x.sh", good + 'echo "built"\n')) == 1
+    assert untrimmed("docs/x.md", good) == [] and untrimmed("scripts/x.sh", good.replace("\n", " --scratch-path s\n")) == []
     print("check-build-commands: self-test passed")
 
 
@@ -67,12 +96,13 @@ def main(argv):
                 continue
             text = path.read_text(encoding="utf-8")
             checked += len(commands(text))
-            found += problems(path.relative_to(ROOT), text)
+            found += problems(path.relative_to(ROOT), text) + untrimmed(path.relative_to(ROOT), text)
     for problem in found:
         print(problem)
     if found:
         return 1
-    print(f"check-build-commands: {checked} commands that build the library, all with {LTO}")
+    print(f"check-build-commands: {checked} commands that build the library, all with {LTO}, the scripts' "
+          "with the trimmed runtime")
     return 0
 
 

@@ -85,7 +85,7 @@ step "Swift formatting (scripts/format.sh --check), layers (scripts/check-layers
 bash scripts/format.sh --check
 python3 scripts/check-layers.py
 python3 scripts/check-tasks.py
-python3 scripts/check-build-commands.py --self-test   # every build of the shipped library is link-time optimised
+python3 scripts/check-build-commands.py --self-test   # every build of the shipped library is link-time optimised, the scripts' with the trimmed runtime
 python3 scripts/check-recipes.py   # Yocto/Buildroot: tag, LICENSE checksums, minimum Swift, CPUs (layout: package-check.sh)
 python3 scripts/gen-python-bindings.py --check   # Python/accessenabler/_abi.py is what the header gives
 python3 scripts/check-references.py   # every file and code name a comment or doc mentions exists
