@@ -443,6 +443,17 @@ def c_boundary() -> None:
     for flags in range(8):
         name = "-".join(x for x, bit in (("v1", C_V1), ("partner", C_PARTNER), ("browser", C_BROWSER)) if flags & bit)
         write("c-boundary", f"flow-{name or 'v2'}", c_input(flags, calls=C_FLOW))
+    # Call 14: the store status, the metrics, then the diagnostics (Sources/AccessEnablerFuzz/CBoundary+Diag.swift), which take
+    # the first config string as a store file's bytes, the second as a requestor id, the third as a key.
+    sqlite = b"SQLite format 3\x00\x10\x00\x01\x01\x00\x40\x20\x20" + bytes(range(48))
+    for label, config in (
+        ("none", b""),
+        ("sqlite-header", cs(sqlite) + cs("REF30") + cs(b"k" * 32) + cs(None) * 3),
+        ("text-short-key", cs("Cablevision") + cs("REF30") + cs(b"short-key") + cs(None) * 3),
+        ("null-requestor", cs("REF30") + cs(None) * 5),
+    ):
+        write("c-boundary", f"diag-{label}", c_input(config=config, calls=[c_call(C_STORE_STATUS)]))
+    write("c-boundary", "diag-after-flow", c_input(calls=C_FLOW + [c_call(C_STORE_STATUS)]))
     # Control characters, dot segments and invalid UTF-8 in every options field that reaches a header.
     nasty = ["crlf", "a\nb", "a\rb", "nul", "\t", "\x7f", "\x85", "\x9b1m", "\u2028", "invalid-c3", "escape", "bom"]
     for key_index, key in enumerate(C_KEYS):

@@ -110,6 +110,7 @@ enum CBoundaryFuzz {
         driver.wake = { ae_handle_external_url(client, "adobepass://android.app?done=1") == ok }
         driver.stopped = { host.destroyedInside.withLock { $0 } }
         var calls = Calls(client: client, host: host, driver: driver)
+        calls.diagInputs = configStrings
         var count = 0
         do {
             while !reader.isEmpty && count < 24 && !host.destroyedInside.withLock({ $0 }) {
@@ -192,6 +193,9 @@ extension CBoundaryFuzz {
         let host: Host
         let driver: FlowDriver
         var requestorReady = false
+        /// The config strings (read before the calls): call 14's diagnostics use them as a store's
+        /// bytes, a requestor id and a store key.
+        var diagInputs: [[UInt8]?] = []
 
         static let handleOnly: Set<Int32> = [ok, invalidHandle, noRequestor]
         static let withArgument: Set<Int32> = [ok, invalidHandle, noRequestor, invalidArg]
@@ -347,6 +351,7 @@ extension CBoundaryFuzz {
                 try check(ae_client_event_fd(client) == -1, "ae_client_event_fd gave a descriptor in thread mode")
                 _ = ae_last_error_message().map { ae_string_free($0) }
                 try metricsCalls()
+                try diagCalls()
             }
         }
 
