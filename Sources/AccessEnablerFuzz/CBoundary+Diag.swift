@@ -60,7 +60,7 @@ extension CBoundaryFuzz.Calls {
                 let (status, report, problem) = Self.report { ae_diag_bundle(config, failures, $0, $1) }
                 try Self.checkReport("ae_diag_bundle(input, \(failures))", status, report, problem, format: 1)
             }
-            try check(Self.bytes(path) == content, "a reading diagnostic changed the store's bytes")
+            try check(SystemFile.read(path) == content, "a reading diagnostic changed the store's bytes")
             try check(access(path + "-wal", F_OK) != 0 && access(path + "-shm", F_OK) != 0, "a reading diagnostic wrote a -wal or -shm")
 
             let (status, report, problem) = Fuzz.withCStrings([requestor]) { p in
@@ -71,7 +71,7 @@ extension CBoundaryFuzz.Calls {
                 try check(status == invalidArg, "ae_diag_logout(NULL or empty requestor) returned \(status)")
             }
             if !(status == Fuzz.ok && problem == Int32(AE_DIAG_OK)) {
-                try check(Self.bytes(path) == content, "a refused ae_diag_logout changed the store's bytes")
+                try check(SystemFile.read(path) == content, "a refused ae_diag_logout changed the store's bytes")
             }
         }
 
@@ -143,18 +143,5 @@ extension CBoundaryFuzz.Calls {
         if format == Int32(AE_DIAG_FORMAT_JSON) {
             try check(JSONValue.parse(text)?.objectValue != nil, "\(name): the JSON report is not an object")
         }
-    }
-
-    static func bytes(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            result += buffer[..<count]
-        }
-        return result
     }
 }
