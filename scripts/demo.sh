@@ -44,9 +44,11 @@ done
 trim_output=$(python3 scripts/trim-swift-runtime.py .build/swift-static-trimmed) ||
     { echo "demo: scripts/trim-swift-runtime.py failed" >&2; exit 1; }
 mapfile -t trimmed_runtime <<<"$trim_output"
-swift_build=(swift build -c release -Xswiftc -static-stdlib "${trimmed_runtime[@]}")
+# One flag set (LTO too) for the players and the library: a different set rebuilds every module of
+# .build/release, and the players run one after another (scripts/test.sh).
+swift_build=(swift build -c release -Xswiftc -static-stdlib "${trimmed_runtime[@]}" --experimental-lto-mode=full)
 # The library as test.sh and CMake build it (link-time optimised: BENCHMARKS.md "Size").
-library_build=("${swift_build[@]}" --experimental-lto-mode=full --product accessenabler)
+library_build=("${swift_build[@]}" --product accessenabler)
 
 # quietly LABEL COMMAND...: the command's output only when it fails.
 quietly() {
@@ -65,9 +67,7 @@ quietly() {
 case $player in
     swift)
         scripts/deps.sh build
-        # The library's flags (LTO too), not only its runtime: a different flag set rebuilds every
-        # module of .build/release, and the players run one after another (scripts/test.sh).
-        "${swift_build[@]}" --experimental-lto-mode=full --product example-player
+        "${swift_build[@]}" --product example-player
         command=("$(swift build -c release --show-bin-path)/example-player" --storage "$(mktemp -d)/store.sqlite")
         $interactive || command+=(--unattended)
         ;;

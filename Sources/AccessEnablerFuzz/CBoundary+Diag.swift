@@ -14,7 +14,7 @@ extension CBoundaryFuzz.Calls {
     /// calls), so earlier corpora keep their meaning.
     func diagCalls() throws(FuzzFailure) {
         typealias Fuzz = CBoundaryFuzz
-        let invalidArg = Fuzz.invalidArg
+        let (invalidArg, json) = (Fuzz.invalidArg, Int32(AE_DIAG_FORMAT_JSON))
         var template = Array("/tmp/ae-fuzz-diag-XXXXXX".utf8CString)
         guard let directoryPointer = mkdtemp(&template) else { throw FuzzFailure("mkdtemp failed: errno \(errno)") }
         let directory = String(cString: directoryPointer)
@@ -38,9 +38,10 @@ extension CBoundaryFuzz.Calls {
                 }
             }
             try check(access(path, F_OK) != 0, "ae_diag_store_status created the store")
-            try Fuzz.expect("ae_diag_store_status(NULL config)", ae_diag_store_status(nil, 1, nil, nil), documented: [invalidArg])
+            try Fuzz.expect("ae_diag_store_status(NULL config)", ae_diag_store_status(nil, json, nil, nil), documented: [invalidArg])
             var report: UnsafeMutablePointer<CChar>?
-            try Fuzz.expect("ae_diag_store_status(NULL problem)", ae_diag_store_status(config, 1, &report, nil), documented: [invalidArg])
+            try Fuzz.expect(
+                "ae_diag_store_status(NULL problem)", ae_diag_store_status(config, json, &report, nil), documented: [invalidArg])
             try check(report == nil, "ae_diag_store_status(NULL problem) set *out_report")
             try Fuzz.expect("ae_diag_bundle(-1)", Self.report { ae_diag_bundle(config, -1, $0, $1) }.0, documented: [invalidArg])
         }
@@ -58,15 +59,15 @@ extension CBoundaryFuzz.Calls {
             }
             for failures: Int32 in [0, 3, 1_000] {
                 let (status, report, problem) = Self.report { ae_diag_bundle(config, failures, $0, $1) }
-                try Self.checkReport("ae_diag_bundle(input, \(failures))", status, report, problem, format: 1)
+                try Self.checkReport("ae_diag_bundle(input, \(failures))", status, report, problem, format: json)
             }
             try check(SystemFile.read(path) == content, "a reading diagnostic changed the store's bytes")
             try check(access(path + "-wal", F_OK) != 0 && access(path + "-shm", F_OK) != 0, "a reading diagnostic wrote a -wal or -shm")
 
             let (status, report, problem) = Fuzz.withCStrings([requestor]) { p in
-                Self.report { ae_diag_logout(config, p[0], 1, $0, $1) }
+                Self.report { ae_diag_logout(config, p[0], json, $0, $1) }
             }
-            try Self.checkReport("ae_diag_logout(input)", status, report, problem, format: 1)
+            try Self.checkReport("ae_diag_logout(input)", status, report, problem, format: json)
             if requestor == nil || requestor?.isEmpty == true {
                 try check(status == invalidArg, "ae_diag_logout(NULL or empty requestor) returned \(status)")
             }
@@ -83,9 +84,9 @@ extension CBoundaryFuzz.Calls {
                 config.base_url = p[0]
                 config.connect_timeout_ms = 1_000
                 config.request_timeout_ms = 1_000
-                return Self.report { ae_diag_doctor(&config, nil, 1, $0, $1) }
+                return Self.report { ae_diag_doctor(&config, nil, json, $0, $1) }
             }
-            try Self.checkReport("ae_diag_doctor(\(url == nil ? "no base_url" : "a closed port"))", status, report, problem, format: 1)
+            try Self.checkReport("ae_diag_doctor(\(url == nil ? "no base_url" : "a closed port"))", status, report, problem, format: json)
             if status == Fuzz.ok {
                 let expected = url == nil ? Int32(AE_DIAG_CONFIGURATION) : Int32(AE_DIAG_TCP)
                 try check(problem == expected, "ae_diag_doctor: problem \(problem), expected \(expected)")
